@@ -1,0 +1,54 @@
+//! kubegen-derive: `#[derive(CustomResource)]` and `#[derive(ApiType)]`.
+//!
+//! Three phases, one module each: [`parse`] reads the input into a model (serde's attributes
+//! through `serde_derive_internals`, kubegen's through darling), [`check`] applies every
+//! rule and collects all errors with their spans, and [`expand`] emits one block of code per
+//! generator. Users reach these macros through the `kubegen` crate, which documents them.
+
+mod check;
+mod expand;
+mod parse;
+
+use proc_macro::TokenStream;
+use syn::{DeriveInput, parse_macro_input};
+
+use parse::Which;
+
+/// Generates a Kubernetes kind from its spec struct. See the `kubegen` crate.
+#[proc_macro_derive(
+    CustomResource,
+    attributes(resource, validate, default, rule, schema, required, optional)
+)]
+pub fn derive_custom_resource(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    run(&input, Which::CustomResource).into()
+}
+
+/// Generates deep-copy, defaulting and schema code for a type used inside a kind.
+#[proc_macro_derive(
+    ApiType,
+    attributes(validate, default, rule, schema, required, optional)
+)]
+pub fn derive_api_type(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    run(&input, Which::ApiType).into()
+}
+
+fn run(input: &DeriveInput, which: Which) -> proc_macro2::TokenStream {
+    let mut errors = darling::Error::accumulator();
+    let model = parse::parse(input, which, &mut errors);
+    if let Some(model) = &model {
+        check::check(model, &mut errors);
+    }
+    if let Err(e) = errors.finish() {
+        return e.write_errors();
+    }
+    let Some(model) = model else {
+        return proc_macro2::TokenStream::new();
+    };
+    let mut out = expand::api_type(&model);
+    if let Some(resource) = &model.resource {
+        out.extend(expand::kind::expand(&model, resource));
+    }
+    out
+}

@@ -1,0 +1,36 @@
+//! kubegen-runtime: the generic code behind kubegen's generated code.
+//!
+//! Users depend on the `kubegen` facade crate, which re-exports this crate and the derives.
+//! Each module mirrors one generator in `kubegen-derive`: the derive names types and fixes
+//! field lists; the logic lives here, once, where it is tested.
+
+pub mod crd;
+pub mod deepcopy;
+pub mod defaults;
+pub mod fields;
+pub mod registry;
+pub mod resource;
+pub mod schema;
+
+pub use crd::{CrdError, crdgen};
+pub use deepcopy::DeepCopy;
+pub use defaults::Defaults;
+pub use fields::{ApiFields, FieldInfo};
+pub use resource::{CustomResource, List, PrinterColumn, ResourceInfo, ScaleInfo, Scope};
+
+/// What generated code reaches through `::kubegen::__private`. Not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::deepcopy::{DeepCopyProbe, ViaClone, ViaDeepCopy};
+    pub use crate::defaults::{DefaultsProbe, NoDefaults, ViaDefaults};
+    pub use crate::fields::{ListOf, check_list_map_key};
+    pub use crate::registry::Registration;
+    pub use crate::resource::serialize_object;
+    pub use crate::schema;
+    pub use inventory;
+    pub use k8s_openapi;
+    pub use kube_core;
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+}

@@ -1,0 +1,81 @@
+//! openapi-gen / controller-gen: the OpenAPI v3 schema of a kind.
+//!
+//! Generated `JsonSchema` impls are thin: they call the builders here ([`ObjectBuilder`],
+//! [`EnumBuilder`], [`field`]) with names, flags and [`Marker`]s, and this module puts every
+//! marker at its node. [`resolve`] then inlines the type definitions schemars collected and
+//! rewrites schemars' idioms into the forms the apiserver accepts; [`structural::check`]
+//! applies the apiserver's structural-schema rules before a CRD is handed out.
+
+mod builder;
+mod markers;
+mod normalize;
+pub mod structural;
+pub mod validate;
+
+pub use builder::{
+    EnumBuilder, EnumRepr, ObjectBuilder, decorate, field, kind_schema, string_enum,
+};
+pub use markers::{Lit, Marker, Num, Rule};
+pub use normalize::{COMPACT_OBJECT_META, resolve};
+
+use schemars::{Schema, SchemaGenerator, generate::SchemaSettings};
+use serde_json::{Map, Value};
+
+/// The key under which a builder records a problem it found while building a node.
+///
+/// It is never part of a schema kubegen hands out: [`structural::check`] reports every such
+/// node as a violation, with its path, so `crd()` fails with the message instead.
+pub const ERROR_KEY: &str = "x-kubegen-error";
+
+/// The generator kubegen's schemas are built with: definitions are collected (not inlined)
+/// so [`resolve`] can inline them itself, detect recursion, and compact `ObjectMeta`.
+pub fn generator() -> SchemaGenerator {
+    let mut settings = SchemaSettings::draft07();
+    settings.inline_subschemas = false;
+    settings.meta_schema = None;
+    settings.transforms.clear();
+    settings.definitions_path = DEFINITIONS_PATH.into();
+    settings.into_generator()
+}
+
+pub(crate) const DEFINITIONS_PATH: &str = "/definitions";
+
+/// The complete, inlined, Kubernetes-shaped schema of `T`, not yet structurally checked.
+pub fn schema_for<T: schemars::JsonSchema + ?Sized>() -> Schema {
+    let mut generator = generator();
+    let mut schema = T::json_schema(&mut generator);
+    resolve(&mut schema, generator.definitions());
+    schema
+}
+
+/// Records `message` on `schema` so the structural check reports it at this node.
+pub fn record_error(schema: &mut Schema, message: impl Into<String>) {
+    let object = schema.ensure_object();
+    let message = message.into();
+    match object.get_mut(ERROR_KEY) {
+        Some(Value::String(existing)) => {
+            existing.push_str("; ");
+            existing.push_str(&message);
+        }
+        _ => {
+            object.insert(ERROR_KEY.into(), Value::String(message));
+        }
+    }
+}
+
+/// Sets the node's default from a serialized `#[default(expr)]` value.
+pub fn set_default(schema: &mut Schema, value: Result<Value, serde_json::Error>) {
+    match value {
+        Ok(value) => {
+            schema.insert("default".into(), value);
+        }
+        Err(e) => record_error(
+            schema,
+            format!("the #[default] value does not serialize: {e}"),
+        ),
+    }
+}
+
+pub(crate) fn node_type(node: &Map<String, Value>) -> Option<&str> {
+    node.get("type").and_then(Value::as_str)
+}

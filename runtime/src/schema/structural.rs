@@ -1,0 +1,455 @@
+//! The apiserver's rules for a CRD's `openAPIV3Schema`, checked before a CRD is handed out.
+//!
+//! These are the rules `kubectl apply` would otherwise reject the CRD for (or, worse,
+//! accept while pruning fields users rely on): structural schemas, the `x-kubernetes-*`
+//! extensions' preconditions, and defaults that validate where they stand.
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use super::{ERROR_KEY, validate};
+
+/// One broken rule, at a JSON path such as `.spec.containers[*].name`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// Where in the object the rule is broken (`<root>` for the top).
+    pub path: String,
+    /// The rule and how to satisfy it.
+    pub rule: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = if self.path.is_empty() {
+            "<root>"
+        } else {
+            &self.path
+        };
+        write!(f, "{path}: {}", self.rule)
+    }
+}
+
+/// Every keyword a CRD schema may use (JSONSchemaProps less the ones v1 CRDs forbid).
+const ALLOWED: &[&str] = &[
+    "description",
+    "type",
+    "format",
+    "title",
+    "default",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "multipleOf",
+    "enum",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "items",
+    "allOf",
+    "oneOf",
+    "anyOf",
+    "not",
+    "properties",
+    "additionalProperties",
+    "externalDocs",
+    "example",
+    "nullable",
+    "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-embedded-resource",
+    "x-kubernetes-int-or-string",
+    "x-kubernetes-list-map-keys",
+    "x-kubernetes-list-type",
+    "x-kubernetes-map-type",
+    "x-kubernetes-validations",
+];
+
+/// Keywords forbidden inside allOf/anyOf/oneOf/not.
+const FORBIDDEN_IN_JUNCTORS: &[&str] = &[
+    "description",
+    "type",
+    "default",
+    "additionalProperties",
+    "nullable",
+];
+
+const TYPES: &[&str] = &["object", "array", "string", "integer", "number", "boolean"];
+
+const RULE_REASONS: &[&str] = &[
+    "FieldValueInvalid",
+    "FieldValueForbidden",
+    "FieldValueRequired",
+    "FieldValueDuplicate",
+];
+
+/// Checks a kind's whole schema (the CRD's `openAPIV3Schema`).
+pub fn check(schema: &Value) -> Vec<Violation> {
+    let mut c = Checker {
+        violations: Vec::new(),
+    };
+    match schema {
+        Value::Object(root) => {
+            if root.get("type").and_then(Value::as_str) != Some("object") {
+                c.push("", "the root of a CRD schema must be `type: object`");
+            }
+            c.metadata(root);
+            c.node(root, "", false);
+        }
+        _ => c.push("", "the schema must be an object"),
+    }
+    c.violations
+}
+
+struct Checker {
+    violations: Vec<Violation>,
+}
+
+fn flag(node: &Map<String, Value>, key: &str) -> bool {
+    node.get(key) == Some(&Value::Bool(true))
+}
+
+fn is_scalar_type(node: &Value) -> bool {
+    matches!(
+        node.get("type").and_then(Value::as_str),
+        Some("string" | "integer" | "number" | "boolean")
+    ) || node.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true))
+}
+
+impl Checker {
+    fn push(&mut self, path: &str, rule: impl Into<String>) {
+        self.violations.push(Violation {
+            path: path.to_owned(),
+            rule: rule.into(),
+        });
+    }
+
+    fn metadata(&mut self, root: &Map<String, Value>) {
+        let Some(Value::Object(meta)) = root.get("properties").and_then(|p| p.get("metadata"))
+        else {
+            return;
+        };
+        if let Some(Value::Object(props)) = meta.get("properties") {
+            for name in props.keys() {
+                if name != "name" && name != "generateName" {
+                    self.push(
+                        ".metadata",
+                        format!(
+                            "metadata may only restrict `name` and `generateName`, not `{name}`"
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    fn node(&mut self, node: &Map<String, Value>, path: &str, in_junctor: bool) {
+        if let Some(Value::String(e)) = node.get(ERROR_KEY) {
+            self.push(path, e.clone());
+        }
+        for key in node.keys() {
+            if key == ERROR_KEY {
+                continue;
+            }
+            if !ALLOWED.contains(&key.as_str()) {
+                let hint = match key.as_str() {
+                    "$ref" => " (references are not allowed; is a type recursive?)",
+                    "uniqueItems" => " (use x-kubernetes-list-type: set)",
+                    "patternProperties" | "dependencies" | "additionalItems" | "definitions"
+                    | "id" => " (v1 CRDs forbid it)",
+                    _ => "",
+                };
+                self.push(
+                    path,
+                    format!("keyword `{key}` is not allowed in a CRD schema{hint}"),
+                );
+            }
+        }
+        let int_or_string = flag(node, "x-kubernetes-int-or-string");
+        let preserve = flag(node, "x-kubernetes-preserve-unknown-fields");
+        match node.get("type") {
+            Some(Value::String(t)) if TYPES.contains(&t.as_str()) => {
+                if int_or_string {
+                    self.push(
+                        path,
+                        "x-kubernetes-int-or-string must not be combined with a type",
+                    );
+                }
+            }
+            Some(other) => self.push(
+                path,
+                format!("type must be one of {}, not {other}", TYPES.join(", ")),
+            ),
+            None if in_junctor || int_or_string || preserve => {}
+            None => self.push(
+                path,
+                "every node needs a type (unless int-or-string or preserve-unknown-fields)",
+            ),
+        }
+        if node.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(false)) {
+            self.push(
+                path,
+                "x-kubernetes-preserve-unknown-fields must be true or absent",
+            );
+        }
+        if node.contains_key("properties") && node.contains_key("additionalProperties") {
+            self.push(
+                path,
+                "properties and additionalProperties are mutually exclusive",
+            );
+        }
+        if matches!(node.get("additionalProperties"), Some(Value::Bool(_))) {
+            self.push(path, "additionalProperties must be a schema, not a boolean");
+        }
+        if flag(node, "x-kubernetes-embedded-resource")
+            && node.get("type") != Some(&Value::String("object".into()))
+        {
+            self.push(path, "x-kubernetes-embedded-resource requires type: object");
+        }
+        if let Some(Value::Array(values)) = node.get("enum") {
+            for v in values {
+                let errors = validate::validate(&Value::Object(type_only(node)), v, path, false);
+                if !errors.is_empty() {
+                    self.push(
+                        path,
+                        format!("enum value {v} does not match the node's type"),
+                    );
+                }
+            }
+        }
+        self.lists(node, path);
+        self.maps(node, path);
+        self.rules(node, path);
+        if in_junctor {
+            for key in FORBIDDEN_IN_JUNCTORS {
+                if node.contains_key(*key) {
+                    self.push(
+                        path,
+                        format!("`{key}` is not allowed inside allOf/anyOf/oneOf/not"),
+                    );
+                }
+            }
+            for key in node.keys().filter(|k| k.starts_with("x-kubernetes-")) {
+                self.push(
+                    path,
+                    format!("`{key}` is not allowed inside allOf/anyOf/oneOf/not"),
+                );
+            }
+        }
+        self.children(node, path, in_junctor);
+        if let Some(default) = node.get("default") {
+            if !in_junctor {
+                for e in validate::validate(&Value::Object(node.clone()), default, path, true) {
+                    self.push(path, format!("default is invalid: {e}"));
+                }
+            }
+        }
+    }
+
+    fn children(&mut self, node: &Map<String, Value>, path: &str, in_junctor: bool) {
+        if let Some(Value::Object(properties)) = node.get("properties") {
+            for (name, child) in properties {
+                self.child(child, &format!("{path}.{name}"), in_junctor);
+            }
+        }
+        match node.get("items") {
+            Some(Value::Array(_)) => self.push(
+                path,
+                "items must be one schema, not a list (tuples cannot be expressed)",
+            ),
+            Some(child) => self.child(child, &format!("{path}[*]"), in_junctor),
+            None if node.get("type") == Some(&Value::String("array".into())) && !in_junctor => {
+                self.push(path, "an array node needs items")
+            }
+            None => {}
+        }
+        if let Some(child @ Value::Object(_)) = node.get("additionalProperties") {
+            self.child(child, &format!("{path}.*"), in_junctor);
+        }
+        let outer_properties = node.get("properties").and_then(Value::as_object);
+        for key in ["allOf", "anyOf", "oneOf"] {
+            if let Some(Value::Array(branches)) = node.get(key) {
+                for branch in branches {
+                    self.junctor_branch(branch, outer_properties, node, path);
+                }
+            }
+        }
+        if let Some(branch) = node.get("not") {
+            self.junctor_branch(branch, outer_properties, node, path);
+        }
+    }
+
+    fn junctor_branch(
+        &mut self,
+        branch: &Value,
+        outer: Option<&Map<String, Value>>,
+        node: &Map<String, Value>,
+        path: &str,
+    ) {
+        let int_or_string_pattern = flag(node, "x-kubernetes-int-or-string")
+            && matches!(
+                branch.get("type").and_then(Value::as_str),
+                Some("integer" | "string")
+            )
+            && branch.as_object().is_some_and(|b| b.len() == 1);
+        if int_or_string_pattern {
+            return;
+        }
+        if let Some(Value::Object(props)) = branch.get("properties") {
+            for name in props.keys() {
+                if !outer.is_some_and(|o| o.contains_key(name)) {
+                    self.push(path, format!("field `{name}` inside allOf/anyOf/oneOf/not must also be specified outside"));
+                }
+            }
+        }
+        if branch.get("items").is_some() && node.get("items").is_none() {
+            self.push(
+                path,
+                "items inside allOf/anyOf/oneOf/not must also be specified outside",
+            );
+        }
+        self.child(branch, path, true);
+    }
+
+    fn child(&mut self, child: &Value, path: &str, in_junctor: bool) {
+        match child {
+            Value::Object(c) => self.node(c, path, in_junctor),
+            _ => self.push(path, "a schema node must be an object"),
+        }
+    }
+
+    fn lists(&mut self, node: &Map<String, Value>, path: &str) {
+        let list_type = node.get("x-kubernetes-list-type").and_then(Value::as_str);
+        if let Some(t) = list_type {
+            if !matches!(t, "atomic" | "set" | "map") {
+                self.push(
+                    path,
+                    format!("x-kubernetes-list-type must be atomic, set or map, not {t}"),
+                );
+            }
+        }
+        let items = node.get("items");
+        if list_type == Some("set") {
+            let atomic = items.is_some_and(|i| {
+                i.get("x-kubernetes-map-type") == Some(&Value::String("atomic".into()))
+            });
+            if !items.is_some_and(is_scalar_type) && !atomic {
+                self.push(
+                    path,
+                    "x-kubernetes-list-type: set needs scalar items (or atomic objects)",
+                );
+            }
+        }
+        let keys = node.get("x-kubernetes-list-map-keys");
+        if keys.is_some() && list_type != Some("map") {
+            self.push(
+                path,
+                "x-kubernetes-list-map-keys requires x-kubernetes-list-type: map",
+            );
+        }
+        if list_type == Some("map") {
+            let Some(Value::Array(keys)) = keys else {
+                self.push(
+                    path,
+                    "x-kubernetes-list-type: map needs x-kubernetes-list-map-keys",
+                );
+                return;
+            };
+            if keys.is_empty() {
+                self.push(path, "x-kubernetes-list-map-keys must not be empty");
+            }
+            let Some(Value::Object(items)) = items else {
+                return;
+            };
+            if items.get("type").and_then(Value::as_str) != Some("object") {
+                self.push(path, "x-kubernetes-list-type: map needs object items");
+                return;
+            }
+            let required: Vec<&str> = match items.get("required") {
+                Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).collect(),
+                _ => Vec::new(),
+            };
+            for key in keys.iter().filter_map(Value::as_str) {
+                match items.get("properties").and_then(|p| p.get(key)) {
+                    None => self.push(
+                        path,
+                        format!("list map key `{key}` is not a field of the items"),
+                    ),
+                    Some(field) => {
+                        if !is_scalar_type(field) {
+                            self.push(path, format!("list map key `{key}` must be a scalar field"));
+                        }
+                        if !required.contains(&key) && field.get("default").is_none() {
+                            self.push(
+                                path,
+                                format!("list map key `{key}` must be required or have a default"),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn maps(&mut self, node: &Map<String, Value>, path: &str) {
+        if let Some(t) = node.get("x-kubernetes-map-type").and_then(Value::as_str) {
+            if !matches!(t, "atomic" | "granular") {
+                self.push(
+                    path,
+                    format!("x-kubernetes-map-type must be atomic or granular, not {t}"),
+                );
+            }
+        }
+    }
+
+    fn rules(&mut self, node: &Map<String, Value>, path: &str) {
+        let Some(rules) = node.get("x-kubernetes-validations") else {
+            return;
+        };
+        let Value::Array(rules) = rules else {
+            self.push(path, "x-kubernetes-validations must be a list");
+            return;
+        };
+        for rule in rules {
+            if rule
+                .get("rule")
+                .and_then(Value::as_str)
+                .is_none_or(|r| r.trim().is_empty())
+            {
+                self.push(path, "a validation rule must not be empty");
+            }
+            if let Some(reason) = rule.get("reason").and_then(Value::as_str) {
+                if !RULE_REASONS.contains(&reason) {
+                    self.push(
+                        path,
+                        format!("rule reason must be one of {}", RULE_REASONS.join(", ")),
+                    );
+                }
+            }
+            if rule
+                .get("message")
+                .and_then(Value::as_str)
+                .is_some_and(|m| m.contains('\n'))
+            {
+                self.push(path, "a rule message must not contain line breaks");
+            }
+        }
+    }
+}
+
+fn type_only(node: &Map<String, Value>) -> Map<String, Value> {
+    node.iter()
+        .filter(|(k, _)| {
+            matches!(
+                k.as_str(),
+                "type" | "nullable" | "x-kubernetes-int-or-string"
+            )
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}

@@ -1,0 +1,48 @@
+//! # kubegen
+//!
+//! Define Kubernetes APIs in Rust. One derive on a spec struct generates what Go's
+//! code-generator and kubebuilder's controller-gen produce: the kind type and its list,
+//! a CustomResourceDefinition with a structural OpenAPI v3 schema, deep-copy, defaulting,
+//! and a registry that `crdgen` prints from.
+//!
+//! ```
+//! use kubegen::prelude::*;
+//!
+//! /// A Widget is a thing with a size.
+//! #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+//! #[resource(group = "example.com", version = "v1", kind = "Widget", shortname = "wd")]
+//! #[serde(rename_all = "camelCase")]
+//! pub struct WidgetSpec {
+//!     /// How big it is.
+//!     #[validate(minimum = 1, maximum = 10)]
+//!     #[default(3)]
+//!     pub size: Option<i32>,
+//! }
+//!
+//! let mut widget = Widget::new("w", WidgetSpec { size: None });
+//! widget.set_defaults();
+//! assert_eq!(widget.spec.size, Some(3));
+//!
+//! let crd = Widget::crd().unwrap();
+//! assert_eq!(crd.metadata.name.as_deref(), Some("widgets.example.com"));
+//! ```
+//!
+//! See the README for the full list of `#[resource]` keys and markers.
+
+pub use kubegen_derive::{ApiType, CustomResource};
+pub use kubegen_runtime::{
+    ApiFields, CrdError, CustomResource, DeepCopy, Defaults, FieldInfo, List, PrinterColumn,
+    ResourceInfo, ScaleInfo, Scope, crd, crdgen, registry, schema,
+};
+
+/// Everything a file defining an API needs: the derives, kubegen's traits, and serde's and
+/// schemars' derive-facing names.
+pub mod prelude {
+    pub use crate::{ApiType, CustomResource};
+    pub use kubegen_runtime::{DeepCopy, Defaults};
+    pub use schemars::JsonSchema;
+    pub use serde::{Deserialize, Serialize};
+}
+
+#[doc(hidden)]
+pub use kubegen_runtime::__private;
