@@ -103,12 +103,13 @@ fn marker_fits(kind: &MarkerKind, class: TyClass) -> Result<(), &'static str> {
             matches!(class, List | Unknown),
             "list rules apply to `Vec<T>` and other sequences",
         ),
-        MarkerKind::MinProperties(_)
-        | MarkerKind::MaxProperties(_)
-        | MarkerKind::MapType(_)
-        | MarkerKind::EmbeddedResource => ok(
+        MarkerKind::MinProperties(_) | MarkerKind::MaxProperties(_) | MarkerKind::MapType(_) => ok(
             matches!(class, Map | Unknown),
             "object rules apply to maps and structs",
+        ),
+        MarkerKind::EmbeddedResource => ok(
+            matches!(class, Map | Any | Unknown),
+            "`embedded_resource` describes a field holding a whole Kubernetes object (a struct or serde_json::Value)",
         ),
         MarkerKind::IntOrString => ok(
             matches!(class, Integer | String | IntOrString | Any | Unknown),

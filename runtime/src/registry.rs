@@ -32,12 +32,22 @@ pub fn by_kind() -> BTreeMap<(&'static str, &'static str), Vec<&'static Resource
     kinds
 }
 
-/// One CRD per registered group/kind, versions merged, ordered by CRD name.
+/// One CRD per registered group/kind, versions merged, ordered by CRD name. Every kind
+/// that fails is reported, not just the first.
 pub fn crds() -> Result<Vec<CustomResourceDefinition>, CrdError> {
-    let mut crds = by_kind()
-        .values()
-        .map(|versions| crd::build(versions))
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut crds = Vec::new();
+    let mut errors = Vec::new();
+    for versions in by_kind().values() {
+        match crd::build(versions) {
+            Ok(crd) => crds.push(crd),
+            Err(e) => errors.push(e),
+        }
+    }
+    match errors.len() {
+        0 => {}
+        1 => return Err(errors.remove(0)),
+        _ => return Err(CrdError::Several(errors)),
+    }
     crds.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
     for pair in crds.windows(2) {
         if pair[0].metadata.name == pair[1].metadata.name {

@@ -43,6 +43,7 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
         quote!(::kubegen::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta);
     let s = quote!(::kubegen::__private::schema);
     let doc = opt_str(&model.docs);
+    let extra_derives = r.derive.iter().map(|d| &d.0);
     let kind_doc = format!(
         "`{kind_name}` ({api_version}): the object kubegen generated around [`{spec}`]. \
          Create one with [`{kind_name}::new`]."
@@ -150,7 +151,7 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
 
     quote! {
         #[doc = #kind_doc]
-        #[derive(::core::clone::Clone, ::core::fmt::Debug, ::kubegen::__private::serde::Deserialize)]
+        #[derive(::core::clone::Clone, ::core::fmt::Debug, ::kubegen::__private::serde::Deserialize #(, #extra_derives)*)]
         #[serde(crate = "::kubegen::__private::serde")]
         #vis struct #kind {
             /// Standard object metadata: name, namespace, labels, resourceVersion, ...

@@ -10,7 +10,7 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, Lit, Meta};
 
-use super::values::{Number, Scalar, StrList, TypeRef};
+use super::values::{Number, RawExpr, Scalar, StrList, TypeRef};
 
 /// One marker, as written.
 #[derive(Clone, Debug)]
@@ -124,6 +124,9 @@ struct SchemaArgs {
     example: Option<SpannedValue<Scalar>>,
     format: Option<SpannedValue<String>>,
     with: Option<SpannedValue<TypeRef>>,
+    /// `#[schema(default = expr)]`, for types that derive `Default`: std's derive claims
+    /// `#[default]` on their fields.
+    default: Option<SpannedValue<RawExpr>>,
 }
 
 /// Every marker on one field or type.
@@ -265,6 +268,10 @@ fn schema_markers(s: SchemaArgs, m: &mut Markers) {
     push(&mut m.list, s.format, MarkerKind::Format);
     if let Some(with) = s.with {
         m.schema_with = Some(with.into_inner().0);
+    }
+    if let Some(default) = s.default {
+        m.default_span = Some(default.span());
+        m.default = Some(default.into_inner().0);
     }
 }
 

@@ -31,6 +31,9 @@ pub struct ResourceArgs {
     pub labels: Vec<SpannedValue<KeyValue>>,
     #[darling(multiple, rename = "annotation")]
     pub annotations: Vec<SpannedValue<KeyValue>>,
+    /// Extra derives for the generated kind, e.g. `derive = "PartialEq"`.
+    #[darling(multiple)]
+    pub derive: Vec<TypeRef>,
 }
 
 /// `scale(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.replicas", label_selector_path = ...)`.

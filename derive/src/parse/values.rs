@@ -84,6 +84,23 @@ impl FromMeta for Scalar {
     }
 }
 
+/// An expression taken as written (darling would parse a string literal as code).
+#[derive(Clone, Debug)]
+pub struct RawExpr(pub Expr);
+
+impl FromMeta for RawExpr {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        Ok(RawExpr(expr.clone()))
+    }
+
+    fn from_value(value: &Lit) -> darling::Result<Self> {
+        Ok(RawExpr(Expr::Lit(ExprLit {
+            attrs: Vec::new(),
+            lit: value.clone(),
+        })))
+    }
+}
+
 /// A list of strings: `["a", "b"]`, `("a", "b")` or a single `"a"`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StrList(pub Vec<String>);

@@ -80,11 +80,35 @@ pub enum CrdgenError {
 
 /// Runs crdgen with the process arguments; prints errors and exits non-zero on failure.
 pub fn main() {
-    let args = Args::parse();
-    let stdout = std::io::stdout();
-    if let Err(e) = run(&args, &mut stdout.lock()) {
-        eprintln!("crdgen: {e}");
-        std::process::exit(1);
+    let code = run_cli(
+        std::env::args_os(),
+        &mut std::io::stdout().lock(),
+        &mut std::io::stderr().lock(),
+    );
+    std::process::exit(code);
+}
+
+/// Runs crdgen as a command line would: parses `args` (the first is the program name),
+/// writes output to `out` and messages to `err`, and returns the exit code.
+pub fn run_cli<I, T>(args: I, out: &mut dyn Write, err: &mut dyn Write) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let args = match Args::try_parse_from(args) {
+        Ok(args) => args,
+        Err(e) => {
+            let target: &mut dyn Write = if e.use_stderr() { err } else { out };
+            let _ = write!(target, "{e}");
+            return e.exit_code();
+        }
+    };
+    match run(&args, out) {
+        Ok(()) => 0,
+        Err(e) => {
+            let _ = writeln!(err, "crdgen: {e}");
+            1
+        }
     }
 }
 
@@ -119,6 +143,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CrdgenError> {
         if let Some(max) = args.max_description_length {
             truncate_descriptions(&mut value, max);
         }
+        integral_floats_as_integers(&mut value);
         documents.push((name, value));
     }
     match &args.out_dir {
@@ -233,6 +258,23 @@ pub fn truncate_descriptions(value: &mut Value, max: usize) {
             }
         }
         Value::Array(items) => items.iter_mut().for_each(|v| truncate_descriptions(v, max)),
+        _ => {}
+    }
+}
+
+/// k8s-openapi holds `minimum`, `maximum` and `multipleOf` as `f64`, which would print as
+/// `0.0`; write whole numbers as integers, as controller-gen and `kubectl get -o yaml` do.
+fn integral_floats_as_integers(value: &mut Value) {
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            if let Some(f) = n.as_f64() {
+                if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 {
+                    *value = Value::from(f as i64);
+                }
+            }
+        }
+        Value::Object(map) => map.values_mut().for_each(integral_floats_as_integers),
+        Value::Array(items) => items.iter_mut().for_each(integral_floats_as_integers),
         _ => {}
     }
 }

@@ -83,6 +83,9 @@ pub enum CrdError {
     /// Nothing to build.
     #[error("no versions given")]
     Empty,
+    /// Several kinds failed; each error is listed.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+    Several(Vec<CrdError>),
 }
 
 fn list(violations: &[structural::Violation]) -> String {

@@ -184,6 +184,12 @@ pub fn apply(schema: &mut Schema, markers: &[Marker]) {
     for marker in markers {
         let object = schema.ensure_object();
         let int_or_string = object.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true));
+        let preserves =
+            object.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
+        if *marker == Marker::EmbeddedResource && preserves && node_type(object).is_none() {
+            // kubebuilder's RawExtension pattern: an object kept as written.
+            object.insert("type".into(), json!("object"));
+        }
         let ty = node_type(object).map(str::to_owned);
         let fits = match (marker.needs(), ty.as_deref()) {
             (Needs::Any, _) => true,

@@ -97,7 +97,9 @@ fn inline_ref(value: &mut Value, definitions: &Map<String, Value>, stack: &mut V
     };
     let mut target = if name == OBJECT_META {
         serde_json::from_str(COMPACT_OBJECT_META).unwrap_or_else(|_| json!({"type": "object"}))
-    } else if stack.contains(&name) || !definitions.contains_key(&name) {
+    } else if stack.contains(&name) || !matches!(definitions.get(&name), Some(Value::Object(_))) {
+        // Missing, or schemars' `false` placeholder for a definition still being generated:
+        // either way the type is reached again from inside itself.
         json!({ERROR_KEY: format!(
             "type `{name}` contains itself; a CRD schema cannot express recursion \
              (use #[schema(preserve_unknown_fields)] on the recursive field)"
