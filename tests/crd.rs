@@ -221,9 +221,9 @@ fn version_merge_errors_name_the_problem() {
         matches!(err, CrdError::Conflict { what: "scope", .. }),
         "{err}"
     );
-    assert!(
-        err.to_string().contains("\"Namespaced\" vs \"Cluster\""),
-        "{err}"
+    assert_eq!(
+        err.to_string(),
+        "things.things.example.com: versions disagree on scope: v1 says \"Namespaced\", v3 says \"Cluster\""
     );
 
     let err = crd::build(&[thing_v1::Thing::INFO, thing_v1_again::Thing::INFO]).unwrap_err();

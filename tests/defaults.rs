@@ -138,7 +138,7 @@ fn the_schema_carries_the_same_defaults() {
     let mut local = empty();
     local.set_defaults();
     assert_eq!(
-        serde_json::to_value(&local.spec.replicas).unwrap(),
+        serde_json::to_value(local.spec.replicas).unwrap(),
         spec["replicas"]["default"]
     );
 }

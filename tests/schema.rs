@@ -66,18 +66,10 @@ fn renames_skips_requiredness_and_nullability() {
 
 #[derive(ApiType, Serialize, Deserialize)]
 #[serde(default)]
+#[derive(Default)]
 struct ContainerDefault {
     a: String,
     b: i64,
-}
-
-impl Default for ContainerDefault {
-    fn default() -> Self {
-        Self {
-            a: String::new(),
-            b: 0,
-        }
-    }
 }
 
 #[test]

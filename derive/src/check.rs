@@ -274,15 +274,14 @@ fn markers(m: &Markers, class: TyClass, errors: &mut Accumulator) {
     }
     if let (Some(MarkerKind::ListType(t)), Some(unique)) =
         (m.find("list_type").map(|t| &t.kind), m.find("unique_items"))
+        && t != "set"
     {
-        if t != "set" {
-            errors.push(error_at(
-                unique.span,
-                format!(
-                    "`unique_items` makes the list a set, but `list_type = \"{t}\"` says otherwise"
-                ),
-            ));
-        }
+        errors.push(error_at(
+            unique.span,
+            format!(
+                "`unique_items` makes the list a set, but `list_type = \"{t}\"` says otherwise"
+            ),
+        ));
     }
 }
 
@@ -330,31 +329,31 @@ fn marker_value(marker: &Marker, errors: &mut Accumulator) {
             errors.push(error_at(span, "`multiple_of` must be greater than 0"))
         }
         MarkerKind::Rule(rule) => {
-            if let Some(r) = &rule.rule {
-                if r.trim().is_empty() {
-                    errors.push(error_at(r.span(), "the CEL rule is empty"));
-                }
+            if let Some(r) = &rule.rule
+                && r.trim().is_empty()
+            {
+                errors.push(error_at(r.span(), "the CEL rule is empty"));
             }
-            if let Some(reason) = &rule.reason {
-                if !RULE_REASONS.contains(&reason.as_str()) {
-                    errors.push(error_at(
-                        reason.span(),
-                        format!("`reason` must be one of {}", RULE_REASONS.join(", ")),
-                    ));
-                }
+            if let Some(reason) = &rule.reason
+                && !RULE_REASONS.contains(&reason.as_str())
+            {
+                errors.push(error_at(
+                    reason.span(),
+                    format!("`reason` must be one of {}", RULE_REASONS.join(", ")),
+                ));
             }
-            if let Some(message) = &rule.message {
-                if message.contains('\n') {
-                    errors.push(error_at(message.span(), "a rule message must be one line"));
-                }
+            if let Some(message) = &rule.message
+                && message.contains('\n')
+            {
+                errors.push(error_at(message.span(), "a rule message must be one line"));
             }
-            if let Some(path) = &rule.field_path {
-                if !path.starts_with('.') {
-                    errors.push(error_at(
-                        path.span(),
-                        "`field_path` is a JSON path relative to this node, starting with `.`",
-                    ));
-                }
+            if let Some(path) = &rule.field_path
+                && !path.starts_with('.')
+            {
+                errors.push(error_at(
+                    path.span(),
+                    "`field_path` is a JSON path relative to this node, starting with `.`",
+                ));
             }
         }
         _ => {}
@@ -381,26 +380,26 @@ fn bounds(m: &Markers, errors: &mut Accumulator) {
         ("min_items", "max_items"),
         ("min_properties", "max_properties"),
     ] {
-        if let (Some((a, _)), Some((b, span))) = (number(m, lo), number(m, hi)) {
-            if a.as_f64() > b.as_f64() {
-                errors.push(error_at(
-                    span,
-                    format!("`{hi}` is below `{lo}`: no value could pass"),
-                ));
-            }
+        if let (Some((a, _)), Some((b, span))) = (number(m, lo), number(m, hi))
+            && a.as_f64() > b.as_f64()
+        {
+            errors.push(error_at(
+                span,
+                format!("`{hi}` is below `{lo}`: no value could pass"),
+            ));
         }
     }
     for (flag, bound) in [
         ("exclusive_minimum", "minimum"),
         ("exclusive_maximum", "maximum"),
     ] {
-        if let Some(marker) = m.find(flag) {
-            if !m.has(bound) {
-                errors.push(error_at(
-                    marker.span,
-                    format!("`{flag}` makes `{bound}` exclusive, but there is no `{bound}`"),
-                ));
-            }
+        if let Some(marker) = m.find(flag)
+            && !m.has(bound)
+        {
+            errors.push(error_at(
+                marker.span,
+                format!("`{flag}` makes `{bound}` exclusive, but there is no `{bound}`"),
+            ));
         }
     }
 }
@@ -420,14 +419,14 @@ fn field(f: &Field, errors: &mut Accumulator) {
     if f.flatten && (!m.list.is_empty() || m.default.is_some()) {
         errors.push(error_at(f.span, "markers on a #[serde(flatten)] field have no node to apply to; put them on the flattened type's fields"));
     }
-    if let Some(span) = f.custom_serde {
-        if m.schema_with.is_none() {
-            errors.push(error_at(
-                span,
-                "#[serde(with / serialize_with / deserialize_with)] changes this field's wire format; \
+    if let Some(span) = f.custom_serde
+        && m.schema_with.is_none()
+    {
+        errors.push(error_at(
+            span,
+            "#[serde(with / serialize_with / deserialize_with)] changes this field's wire format; \
                  tell kubegen what it looks like with #[schema(with = WireType)]",
-            ));
-        }
+        ));
     }
     let class = if m.schema_with.is_some() {
         TyClass::Unknown
@@ -441,14 +440,15 @@ fn field(f: &Field, errors: &mut Accumulator) {
             "a field cannot be both #[required] and #[optional]",
         ));
     }
-    if let Some(span) = m.optional {
-        if !f.is_option() && !f.serde_default {
-            errors.push(error_at(
-                span,
-                "#[optional] on a field serde requires: objects without it would fail to deserialize; \
+    if let Some(span) = m.optional
+        && !f.is_option()
+        && !f.serde_default
+    {
+        errors.push(error_at(
+            span,
+            "#[optional] on a field serde requires: objects without it would fail to deserialize; \
                  make it `Option<T>` or add #[serde(default)]",
-            ));
-        }
+        ));
     }
     if let Some(span) = m.default_span {
         if !f.is_option() && !f.serde_default {
@@ -512,12 +512,11 @@ fn enumeration(model: &Model, errors: &mut Accumulator) {
         }
         Repr::Internal { .. } => {
             for v in &live {
-                if let [f] = v.fields.as_slice() {
-                    if matches!(v.style, serde_derive_internals::ast::Style::Newtype)
-                        && !matches!(classify(f.schema_type()), TyClass::Unknown | TyClass::Map)
-                    {
-                        errors.push(error_at(v.span, "a variant of an internally tagged enum must hold a struct or a map: serde writes the tag into it"));
-                    }
+                if let [f] = v.fields.as_slice()
+                    && matches!(v.style, serde_derive_internals::ast::Style::Newtype)
+                    && !matches!(classify(f.schema_type()), TyClass::Unknown | TyClass::Map)
+                {
+                    errors.push(error_at(v.span, "a variant of an internally tagged enum must hold a struct or a map: serde writes the tag into it"));
                 }
             }
         }
@@ -598,20 +597,20 @@ fn resource(model: &Model, r: &ResourceArgs, errors: &mut Accumulator) {
                 "kind `{kind}` must be UpperCamelCase ASCII letters and digits (e.g. `CronJob`)"
             ),
         ));
-    } else if kind == model.input.ident.to_string() {
+    } else if model.input.ident == kind {
         errors.push(error_at(
             r.kind.span(),
             format!("kind `{kind}` is the name of the spec struct; the derive generates the `{kind}` struct, so name the spec `{kind}Spec`"),
         ));
     }
     for (what, value) in [("plural", &r.plural), ("singular", &r.singular)] {
-        if let Some(v) = value {
-            if !is_dns_label(v) {
-                errors.push(error_at(
-                    v.span(),
-                    format!("{what} `{}` must be a lower-case DNS label", v.as_str()),
-                ));
-            }
+        if let Some(v) = value
+            && !is_dns_label(v)
+        {
+            errors.push(error_at(
+                v.span(),
+                format!("{what} `{}` must be a lower-case DNS label", v.as_str()),
+            ));
         }
     }
     for (what, list) in [("shortname", &r.shortnames), ("category", &r.categories)] {
@@ -630,16 +629,16 @@ fn resource(model: &Model, r: &ResourceArgs, errors: &mut Accumulator) {
             }
         }
     }
-    if let Some(scope) = &r.scope {
-        if !matches!(scope.as_str(), "Namespaced" | "Cluster") {
-            errors.push(error_at(
-                scope.span(),
-                format!(
-                    "scope is `Namespaced` (the default) or `Cluster`, not `{}`",
-                    scope.as_str()
-                ),
-            ));
-        }
+    if let Some(scope) = &r.scope
+        && !matches!(scope.as_str(), "Namespaced" | "Cluster")
+    {
+        errors.push(error_at(
+            scope.span(),
+            format!(
+                "scope is `Namespaced` (the default) or `Cluster`, not `{}`",
+                scope.as_str()
+            ),
+        ));
     }
     if let Some(scale) = &r.scale {
         let path = |v: &darling::util::SpannedValue<String>,
@@ -692,21 +691,21 @@ fn resource(model: &Model, r: &ResourceArgs, errors: &mut Accumulator) {
                 ),
             ));
         }
-        if let Some(format) = &column.format {
-            if !matches!(
+        if let Some(format) = &column.format
+            && !matches!(
                 format.as_str(),
                 "int32" | "int64" | "float" | "double" | "byte" | "date" | "date-time" | "password"
-            ) {
-                errors.push(error_at(format.span(), "printcolumn format is one of int32, int64, float, double, byte, date, date-time, password"));
-            }
+            )
+        {
+            errors.push(error_at(format.span(), "printcolumn format is one of int32, int64, float, double, byte, date, date-time, password"));
         }
-        if let Some(priority) = &column.priority {
-            if **priority < 0 {
-                errors.push(error_at(
-                    priority.span(),
-                    "printcolumn priority must be 0 or more",
-                ));
-            }
+        if let Some(priority) = &column.priority
+            && **priority < 0
+        {
+            errors.push(error_at(
+                priority.span(),
+                "printcolumn priority must be 0 or more",
+            ));
         }
     }
     if r.selectable.len() > 8 {

@@ -25,9 +25,10 @@ pub fn derive_custom_resource(input: TokenStream) -> TokenStream {
 }
 
 /// Generates deep-copy, defaulting and schema code for a type used inside a kind.
+// `resource` is accepted only to report it as misplaced, not as rustc's "cannot find attribute".
 #[proc_macro_derive(
     ApiType,
-    attributes(validate, default, rule, schema, required, optional)
+    attributes(resource, validate, default, rule, schema, required, optional)
 )]
 pub fn derive_api_type(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

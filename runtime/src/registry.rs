@@ -53,11 +53,11 @@ pub fn crds() -> Result<Vec<CustomResourceDefinition>, CrdError> {
         if pair[0].metadata.name == pair[1].metadata.name {
             return Err(CrdError::Conflict {
                 crd: pair[0].metadata.name.clone().unwrap_or_default(),
-                what: "the CRD name (two kinds share plural and group)",
-                a: pair[0].spec.names.kind.clone(),
-                a_value: pair[0].spec.names.plural.clone(),
-                b: pair[1].spec.names.kind.clone(),
-                b_value: pair[1].spec.names.plural.clone(),
+                what: "the CRD name",
+                detail: format!(
+                    "kinds {} and {} share plural and group; give one a different `plural`",
+                    pair[0].spec.names.kind, pair[1].spec.names.kind
+                ),
             });
         }
     }

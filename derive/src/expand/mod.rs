@@ -51,7 +51,7 @@ pub fn default_value(expr: &syn::Expr, ty: &syn::Type) -> TokenStream {
         })
     );
     if is_str {
-        quote::quote_spanned!(expr.span()=> <#ty as ::core::convert::From<_>>::from(#expr))
+        quote::quote_spanned!(expr.span()=> { let __v: #ty = ::core::convert::Into::into(#expr); __v })
     } else {
         quote::quote_spanned!(expr.span()=> { let __v: #ty = #expr; __v })
     }

@@ -116,7 +116,7 @@ fn property(f: &Field) -> TokenStream {
             let inner = option_inner(f.ty).unwrap_or(f.ty);
             let value = default_value(expr, inner);
             let value =
-                quote_spanned!(expr.span()=> ::kubegen::__private::serde_json::to_value(&#value));
+                quote_spanned!(expr.span()=> ::kubegen::__private::serde_json::to_value(#value));
             quote! {
                 __o.property(#name, #required, {
                     let mut __p = #node;

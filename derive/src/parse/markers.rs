@@ -199,7 +199,7 @@ pub fn parse(attrs: &[Attribute], errors: &mut darling::error::Accumulator) -> M
                 if let Some(rule) = errors.handle(parse_rule(attr)) {
                     m.list.push(Marker {
                         kind: MarkerKind::Rule(rule),
-                        span: attr.span(),
+                        span: attr.path().span(),
                     });
                 }
             }
@@ -207,7 +207,7 @@ pub fn parse(attrs: &[Attribute], errors: &mut darling::error::Accumulator) -> M
                 Meta::List(list) => match syn::parse2::<Expr>(list.tokens.clone()) {
                     Ok(expr) => {
                         m.default = Some(expr);
-                        m.default_span = Some(attr.span());
+                        m.default_span = Some(attr.path().span());
                     }
                     Err(e) => errors.push(darling::Error::from(e)),
                 },
@@ -218,8 +218,8 @@ pub fn parse(attrs: &[Attribute], errors: &mut darling::error::Accumulator) -> M
                     .with_span(attr),
                 ),
             },
-            "required" => m.required = Some(attr.span()),
-            "optional" => m.optional = Some(attr.span()),
+            "required" => m.required = Some(attr.path().span()),
+            "optional" => m.optional = Some(attr.path().span()),
             _ => {}
         }
     }
@@ -289,7 +289,7 @@ fn parse_rule(attr: &Attribute) -> darling::Result<RuleArgs> {
         positional = Some(SpannedValue::new(s.value(), s.span()));
         items.remove(0);
     }
-    let mut args = RuleArgs::from_list(&items).map_err(|e| e.with_span(attr))?;
+    let mut args = RuleArgs::from_list(&items).map_err(|e| e.with_span(attr.path()))?;
     match (positional, &args.rule) {
         (Some(_), Some(r)) => {
             return Err(super::error_at(r.span(), "the rule is given twice"));
@@ -299,7 +299,7 @@ fn parse_rule(attr: &Attribute) -> darling::Result<RuleArgs> {
             return Err(darling::Error::custom(
                 "a rule needs a CEL expression first: `#[rule(\"self.replicas >= 0\", message = \"...\")]`",
             )
-            .with_span(attr));
+            .with_span(attr.path()));
         }
         (None, Some(_)) => {}
     }

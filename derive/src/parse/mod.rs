@@ -46,7 +46,7 @@ pub enum Shape<'a> {
     /// Named fields.
     Struct(Vec<Field<'a>>),
     /// One unnamed field, or `#[serde(transparent)]`: serialized as the field alone.
-    Newtype(Field<'a>),
+    Newtype(Box<Field<'a>>),
     /// Several unnamed fields.
     Tuple(Span),
     /// No fields.
@@ -145,14 +145,14 @@ fn field<'a>(
     Field {
         member: f.member.clone(),
         ty: f.ty,
-        span: f.original.span(),
+        span: field_span(f.original),
         name: a.name().serialize_name().value.clone(),
         skipped: a.skip_serializing() && a.skip_deserializing(),
         flatten: a.flatten(),
         serde_default: !a.default().is_none() || container_default,
         skip_serializing_if: a.skip_serializing_if().is_some(),
         custom_serde: (a.serialize_with().is_some() || a.deserialize_with().is_some())
-            .then(|| f.original.span()),
+            .then(|| field_span(f.original)),
         docs: markers::docs(&f.original.attrs),
         markers: markers::parse(&f.original.attrs, errors),
     }
@@ -180,7 +180,7 @@ pub fn parse<'a>(
         Which::ApiType => {
             if let Some(attr) = input.attrs.iter().find(|a| a.path().is_ident("resource")) {
                 errors.push(error_at(
-                    attr.span(),
+                    attr.path().span(),
                     "#[resource] belongs on a `#[derive(CustomResource)]` spec; this type derives ApiType",
                 ));
             }
@@ -269,13 +269,13 @@ fn struct_shape<'a>(
     if transparent {
         // serde checked that exactly one field is not skipped.
         if let Some(i) = fields.iter().position(|f| !f.skipped) {
-            return Shape::Newtype(fields.swap_remove(i));
+            return Shape::Newtype(Box::new(fields.swap_remove(i)));
         }
     }
     match style {
         ast::Style::Struct => Shape::Struct(fields),
         ast::Style::Newtype => match fields.pop() {
-            Some(f) => Shape::Newtype(f),
+            Some(f) => Shape::Newtype(Box::new(f)),
             None => Shape::Unit(input.ident.span()),
         },
         ast::Style::Tuple => Shape::Tuple(input.ident.span()),
@@ -311,4 +311,9 @@ fn parse_resource(
             errors.handle(ResourceArgs::from_meta(&attr.meta))
         }
     }
+}
+
+/// Where errors about a field point: its name, or its type for tuple fields.
+fn field_span(f: &syn::Field) -> Span {
+    f.ident.as_ref().map_or_else(|| f.ty.span(), |i| i.span())
 }

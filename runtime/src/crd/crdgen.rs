@@ -3,9 +3,8 @@
 //! A user's binary is one line:
 //!
 //! ```no_run
-//! fn main() {
-//!     kubegen_runtime::crdgen::main()
-//! }
+//! // src/bin/crdgen.rs
+//! kubegen_runtime::crdgen::main()
 //! ```
 
 use std::io::Write;
@@ -267,10 +266,11 @@ pub fn truncate_descriptions(value: &mut Value, max: usize) {
 fn integral_floats_as_integers(value: &mut Value) {
     match value {
         Value::Number(n) if n.is_f64() => {
-            if let Some(f) = n.as_f64() {
-                if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 {
-                    *value = Value::from(f as i64);
-                }
+            if let Some(f) = n.as_f64()
+                && f.fract() == 0.0
+                && f.abs() < 9_007_199_254_740_992.0
+            {
+                *value = Value::from(f as i64);
             }
         }
         Value::Object(map) => map.values_mut().for_each(integral_floats_as_integers),

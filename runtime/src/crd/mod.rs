@@ -65,20 +65,14 @@ pub enum CrdError {
         second: String,
     },
     /// Versions of one kind disagree on something the CRD holds once.
-    #[error("{crd}: versions {a} and {b} disagree on {what}: {a_value:?} vs {b_value:?}")]
+    #[error("{crd}: versions disagree on {what}: {detail}")]
     Conflict {
         /// The CRD name (or group/kind).
         crd: String,
         /// What they disagree on.
         what: &'static str,
-        /// One version.
-        a: String,
-        /// Its value.
-        a_value: String,
-        /// The other version.
-        b: String,
-        /// Its value.
-        b_value: String,
+        /// Which versions say what.
+        detail: String,
     },
     /// Nothing to build.
     #[error("no versions given")]
@@ -133,7 +127,7 @@ pub fn build(versions: &[&ResourceInfo]) -> Result<CustomResourceDefinition, Crd
     }
 
     let mut sorted: Vec<&ResourceInfo> = versions.to_vec();
-    sorted.sort_by(|a, b| version_priority(b.version).cmp(&version_priority(a.version)));
+    sorted.sort_by_key(|info| std::cmp::Reverse(version_priority(info.version)));
     let crd_versions = sorted
         .iter()
         .map(|info| version(info))
@@ -184,10 +178,7 @@ fn agree(crd: &str, a: &ResourceInfo, b: &ResourceInfo) -> Result<(), CrdError> 
     let conflict = |what: &'static str, x: String, y: String| CrdError::Conflict {
         crd: crd.into(),
         what,
-        a: a.version.into(),
-        a_value: x,
-        b: b.version.into(),
-        b_value: y,
+        detail: format!("{} says {x:?}, {} says {y:?}", a.version, b.version),
     };
     let checks: [(&'static str, String, String); 6] = [
         ("group", a.group.into(), b.group.into()),
@@ -322,7 +313,7 @@ mod tests {
             "v1beta1",
             "v10",
         ];
-        versions.sort_by(|a, b| version_priority(b).cmp(&version_priority(a)));
+        versions.sort_by_key(|v| std::cmp::Reverse(version_priority(v)));
         assert_eq!(
             versions,
             [

@@ -131,10 +131,10 @@ impl ObjectBuilder {
             0 => {}
             1 => {
                 let mut only = self.one_of;
-                if let Some(Value::Object(mut o)) = only.pop() {
-                    if let Some(v) = o.remove("oneOf") {
-                        object.insert("oneOf".into(), v);
-                    }
+                if let Some(Value::Object(mut o)) = only.pop()
+                    && let Some(v) = o.remove("oneOf")
+                {
+                    object.insert("oneOf".into(), v);
                 }
             }
             _ => {
@@ -402,10 +402,10 @@ fn adjacent(
         let mut required = vec![json!(tag)];
         if let Some(schema) = schema {
             required.push(json!(content));
-            if let Some((_, r)) = object_parts(schema) {
-                if !r.is_empty() {
-                    branch_properties.insert(content.into(), json!({"required": r}));
-                }
+            if let Some((_, r)) = object_parts(schema)
+                && !r.is_empty()
+            {
+                branch_properties.insert(content.into(), json!({"required": r}));
             }
         }
         one_of.push(json!({"properties": branch_properties, "required": required}));

@@ -29,7 +29,7 @@ pub const COMPACT_OBJECT_META: &str = r#"{
 /// integer widths become int32/int64 with their bounds, `uniqueItems` becomes a set list.
 /// A type that refers to itself is recorded as an error at the node (CRDs cannot recurse).
 pub fn resolve(schema: &mut Schema, definitions: &Map<String, Value>) {
-    let mut value = std::mem::replace(schema, Schema::default()).to_value();
+    let mut value = std::mem::take(schema).to_value();
     let mut stack = Vec::new();
     walk(&mut value, definitions, &mut stack);
     *schema = Schema::try_from(value).unwrap_or_else(|_| {
@@ -127,10 +127,11 @@ fn normalize_node(node: &mut Map<String, Value>) {
     if let Some(c) = node.remove("const") {
         node.insert("enum".into(), json!([c]));
     }
-    if let Some(Value::Array(mut examples)) = node.remove("examples") {
-        if !examples.is_empty() && !node.contains_key("example") {
-            node.insert("example".into(), examples.swap_remove(0));
-        }
+    if let Some(Value::Array(mut examples)) = node.remove("examples")
+        && !examples.is_empty()
+        && !node.contains_key("example")
+    {
+        node.insert("example".into(), examples.swap_remove(0));
     }
     // `type: ["string", "null"]`
     if let Some(Value::Array(types)) = node.get("type") {

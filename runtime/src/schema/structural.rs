@@ -242,11 +242,11 @@ impl Checker {
             }
         }
         self.children(node, path, in_junctor);
-        if let Some(default) = node.get("default") {
-            if !in_junctor {
-                for e in validate::validate(&Value::Object(node.clone()), default, path, true) {
-                    self.push(path, format!("default is invalid: {e}"));
-                }
+        if let Some(default) = node.get("default")
+            && !in_junctor
+        {
+            for e in validate::validate(&Value::Object(node.clone()), default, path, true) {
+                self.push(path, format!("default is invalid: {e}"));
             }
         }
     }
@@ -325,13 +325,13 @@ impl Checker {
 
     fn lists(&mut self, node: &Map<String, Value>, path: &str) {
         let list_type = node.get("x-kubernetes-list-type").and_then(Value::as_str);
-        if let Some(t) = list_type {
-            if !matches!(t, "atomic" | "set" | "map") {
-                self.push(
-                    path,
-                    format!("x-kubernetes-list-type must be atomic, set or map, not {t}"),
-                );
-            }
+        if let Some(t) = list_type
+            && !matches!(t, "atomic" | "set" | "map")
+        {
+            self.push(
+                path,
+                format!("x-kubernetes-list-type must be atomic, set or map, not {t}"),
+            );
         }
         let items = node.get("items");
         if list_type == Some("set") {
@@ -397,13 +397,13 @@ impl Checker {
     }
 
     fn maps(&mut self, node: &Map<String, Value>, path: &str) {
-        if let Some(t) = node.get("x-kubernetes-map-type").and_then(Value::as_str) {
-            if !matches!(t, "atomic" | "granular") {
-                self.push(
-                    path,
-                    format!("x-kubernetes-map-type must be atomic or granular, not {t}"),
-                );
-            }
+        if let Some(t) = node.get("x-kubernetes-map-type").and_then(Value::as_str)
+            && !matches!(t, "atomic" | "granular")
+        {
+            self.push(
+                path,
+                format!("x-kubernetes-map-type must be atomic or granular, not {t}"),
+            );
         }
     }
 
@@ -423,13 +423,13 @@ impl Checker {
             {
                 self.push(path, "a validation rule must not be empty");
             }
-            if let Some(reason) = rule.get("reason").and_then(Value::as_str) {
-                if !RULE_REASONS.contains(&reason) {
-                    self.push(
-                        path,
-                        format!("rule reason must be one of {}", RULE_REASONS.join(", ")),
-                    );
-                }
+            if let Some(reason) = rule.get("reason").and_then(Value::as_str)
+                && !RULE_REASONS.contains(&reason)
+            {
+                self.push(
+                    path,
+                    format!("rule reason must be one of {}", RULE_REASONS.join(", ")),
+                );
             }
             if rule
                 .get("message")

@@ -157,18 +157,18 @@ impl Validator {
     }
 
     fn enumeration(&mut self, schema: &Map<String, Value>, value: &Value, path: &str) {
-        if let Some(Value::Array(allowed)) = schema.get("enum") {
-            if !allowed.contains(value) {
-                let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
-                self.push(
-                    path,
-                    FieldErrorType::NotSupported,
-                    format!(
-                        "unsupported value {value}: supported values: {}",
-                        list.join(", ")
-                    ),
-                );
-            }
+        if let Some(Value::Array(allowed)) = schema.get("enum")
+            && !allowed.contains(value)
+        {
+            let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
+            self.push(
+                path,
+                FieldErrorType::NotSupported,
+                format!(
+                    "unsupported value {value}: supported values: {}",
+                    list.join(", ")
+                ),
+            );
         }
     }
 
@@ -203,36 +203,37 @@ impl Validator {
                 );
             }
         }
-        if let Some(m) = schema.get("multipleOf").and_then(Value::as_f64) {
-            if m > 0.0 && (n / m).fract().abs() > f64::EPSILON {
-                self.push(
-                    path,
-                    FieldErrorType::Invalid,
-                    format!("should be a multiple of {m}"),
-                );
-            }
+        if let Some(m) = schema.get("multipleOf").and_then(Value::as_f64)
+            && m > 0.0
+            && (n / m).fract().abs() > f64::EPSILON
+        {
+            self.push(
+                path,
+                FieldErrorType::Invalid,
+                format!("should be a multiple of {m}"),
+            );
         }
     }
 
     fn string(&mut self, schema: &Map<String, Value>, s: &str, path: &str) {
         let len = s.chars().count() as u64;
-        if let Some(max) = schema.get("maxLength").and_then(Value::as_u64) {
-            if len > max {
-                self.push(
-                    path,
-                    FieldErrorType::TooLong,
-                    format!("may not be more than {max} bytes"),
-                );
-            }
+        if let Some(max) = schema.get("maxLength").and_then(Value::as_u64)
+            && len > max
+        {
+            self.push(
+                path,
+                FieldErrorType::TooLong,
+                format!("may not be more than {max} bytes"),
+            );
         }
-        if let Some(min) = schema.get("minLength").and_then(Value::as_u64) {
-            if len < min {
-                self.push(
-                    path,
-                    FieldErrorType::Invalid,
-                    format!("should be at least {min} chars long"),
-                );
-            }
+        if let Some(min) = schema.get("minLength").and_then(Value::as_u64)
+            && len < min
+        {
+            self.push(
+                path,
+                FieldErrorType::Invalid,
+                format!("should be at least {min} chars long"),
+            );
         }
         if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
             match regex::Regex::new(pattern) {
@@ -254,23 +255,23 @@ impl Validator {
     }
 
     fn array(&mut self, schema: &Map<String, Value>, items: &[Value], path: &str) {
-        if let Some(max) = schema.get("maxItems").and_then(Value::as_u64) {
-            if items.len() as u64 > max {
-                self.push(
-                    path,
-                    FieldErrorType::TooMany,
-                    format!("must have at most {max} items"),
-                );
-            }
+        if let Some(max) = schema.get("maxItems").and_then(Value::as_u64)
+            && items.len() as u64 > max
+        {
+            self.push(
+                path,
+                FieldErrorType::TooMany,
+                format!("must have at most {max} items"),
+            );
         }
-        if let Some(min) = schema.get("minItems").and_then(Value::as_u64) {
-            if (items.len() as u64) < min {
-                self.push(
-                    path,
-                    FieldErrorType::Invalid,
-                    format!("should have at least {min} items"),
-                );
-            }
+        if let Some(min) = schema.get("minItems").and_then(Value::as_u64)
+            && (items.len() as u64) < min
+        {
+            self.push(
+                path,
+                FieldErrorType::Invalid,
+                format!("should have at least {min} items"),
+            );
         }
         if let Some(item_schema) = schema.get("items") {
             for (i, item) in items.iter().enumerate() {
@@ -314,23 +315,23 @@ impl Validator {
     }
 
     fn object(&mut self, schema: &Map<String, Value>, fields: &Map<String, Value>, path: &str) {
-        if let Some(max) = schema.get("maxProperties").and_then(Value::as_u64) {
-            if fields.len() as u64 > max {
-                self.push(
-                    path,
-                    FieldErrorType::TooMany,
-                    format!("must have at most {max} properties"),
-                );
-            }
+        if let Some(max) = schema.get("maxProperties").and_then(Value::as_u64)
+            && fields.len() as u64 > max
+        {
+            self.push(
+                path,
+                FieldErrorType::TooMany,
+                format!("must have at most {max} properties"),
+            );
         }
-        if let Some(min) = schema.get("minProperties").and_then(Value::as_u64) {
-            if (fields.len() as u64) < min {
-                self.push(
-                    path,
-                    FieldErrorType::Invalid,
-                    format!("should have at least {min} properties"),
-                );
-            }
+        if let Some(min) = schema.get("minProperties").and_then(Value::as_u64)
+            && (fields.len() as u64) < min
+        {
+            self.push(
+                path,
+                FieldErrorType::Invalid,
+                format!("should have at least {min} properties"),
+            );
         }
         if let Some(Value::Array(required)) = schema.get("required") {
             for name in required.iter().filter_map(Value::as_str) {
@@ -373,14 +374,15 @@ impl Validator {
                 self.errors.extend(errors);
             }
         }
-        if let Some(Value::Array(any)) = schema.get("anyOf") {
-            if !flag(schema, "x-kubernetes-int-or-string") && !any.iter().any(passes) {
-                self.push(
-                    path,
-                    FieldErrorType::Invalid,
-                    "must validate at least one schema (anyOf)".into(),
-                );
-            }
+        if let Some(Value::Array(any)) = schema.get("anyOf")
+            && !flag(schema, "x-kubernetes-int-or-string")
+            && !any.iter().any(passes)
+        {
+            self.push(
+                path,
+                FieldErrorType::Invalid,
+                "must validate at least one schema (anyOf)".into(),
+            );
         }
         if let Some(Value::Array(one)) = schema.get("oneOf") {
             let matching = one.iter().filter(|s| passes(s)).count();
@@ -392,14 +394,14 @@ impl Validator {
                 );
             }
         }
-        if let Some(not) = schema.get("not") {
-            if passes(not) {
-                self.push(
-                    path,
-                    FieldErrorType::Invalid,
-                    "must not validate the schema (not)".into(),
-                );
-            }
+        if let Some(not) = schema.get("not")
+            && passes(not)
+        {
+            self.push(
+                path,
+                FieldErrorType::Invalid,
+                "must not validate the schema (not)".into(),
+            );
         }
     }
 }

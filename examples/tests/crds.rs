@@ -1,0 +1,269 @@
+//! The example APIs' CRDs, and the crdgen command line that prints them.
+
+use kubegen::schema::structural;
+use kubegen::{CustomResource, registry};
+use kubegen_examples::{cronjob, database, widget};
+use serde_json::{Value, json};
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = kubegen::crdgen::run_cli(
+        std::iter::once("crdgen").chain(args.iter().copied()),
+        &mut out,
+        &mut err,
+    );
+    (
+        code,
+        String::from_utf8(out).unwrap(),
+        String::from_utf8(err).unwrap(),
+    )
+}
+
+#[test]
+fn every_example_crd_passes_the_structural_check() {
+    let crds = registry::crds().expect("the example registry is valid");
+    let names: Vec<_> = crds
+        .iter()
+        .map(|c| c.metadata.name.clone().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "cronjobs.batch.tutorial.kubebuilder.io",
+            "databases.db.example.com",
+            "widgets.gadgets.example.com"
+        ]
+    );
+    for crd in &crds {
+        for version in &crd.spec.versions {
+            let schema =
+                serde_json::to_value(&version.schema.as_ref().unwrap().open_api_v3_schema).unwrap();
+            assert_eq!(
+                structural::check(&schema),
+                vec![],
+                "{} {}",
+                crd.spec.names.kind,
+                version.name
+            );
+        }
+    }
+}
+
+#[test]
+fn the_cronjob_crd_has_the_kubebuilder_shape() {
+    let crd = serde_json::to_value(cronjob::CronJob::crd().unwrap()).unwrap();
+    let spec = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
+    assert_eq!(spec["required"], json!(["schedule", "jobTemplate"]));
+    assert_eq!(
+        spec["properties"]["concurrencyPolicy"],
+        json!({"type": "string", "enum": ["Allow", "Forbid", "Replace"], "default": "Allow", "description": "Specifies how to treat concurrent executions of a Job."})
+    );
+    let template_meta = &spec["properties"]["jobTemplate"]["properties"]["spec"]["properties"]["template"]
+        ["properties"]["metadata"];
+    assert_eq!(
+        template_meta["properties"]["labels"]["additionalProperties"],
+        json!({"type": "string"})
+    );
+    assert!(
+        template_meta["properties"].get("managedFields").is_none(),
+        "embedded metadata is compact"
+    );
+    let status = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["status"]["properties"];
+    assert_eq!(
+        status["conditions"]["x-kubernetes-list-map-keys"],
+        json!(["type"])
+    );
+}
+
+#[test]
+fn the_two_database_versions_merge() {
+    let crds = registry::crds().unwrap();
+    let db = crds
+        .iter()
+        .find(|c| c.spec.names.kind == "Database")
+        .unwrap();
+    let versions: Vec<(&str, bool, Option<bool>)> = db
+        .spec
+        .versions
+        .iter()
+        .map(|v| (v.name.as_str(), v.storage, v.deprecated))
+        .collect();
+    assert_eq!(
+        versions,
+        [("v1", true, None), ("v1alpha1", false, Some(true))]
+    );
+    assert_eq!(database::v1::Database::INFO.version, "v1");
+}
+
+#[test]
+fn crdgen_prints_multi_document_yaml_in_a_stable_order() {
+    let (code, out, err) = run(&[]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    use serde::Deserialize;
+    let docs: Vec<Value> = serde_yaml_ng::Deserializer::from_str(&out)
+        .map(|d| Value::deserialize(d).unwrap())
+        .collect();
+    let names: Vec<&str> = docs
+        .iter()
+        .map(|d| d["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "cronjobs.batch.tutorial.kubebuilder.io",
+            "databases.db.example.com",
+            "widgets.gadgets.example.com"
+        ]
+    );
+    assert_eq!(run(&[]).1, out, "output is stable");
+    assert!(
+        out.contains("minimum: 0\n"),
+        "whole numbers print as integers"
+    );
+}
+
+#[test]
+fn crdgen_selects_kinds_and_prints_json() {
+    let (code, out, _) = run(&["--kind", "Widget", "--format", "json"]);
+    assert_eq!(code, 0);
+    let crd: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(crd["metadata"]["name"], "widgets.gadgets.example.com");
+    assert_eq!(crd["spec"]["scope"], "Cluster");
+
+    let (_, out, _) = run(&[
+        "--kind",
+        "cronjobs",
+        "--kind",
+        "databases.db.example.com",
+        "--format",
+        "json",
+    ]);
+    let list: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (
+            list["kind"].clone(),
+            list["items"].as_array().unwrap().len()
+        ),
+        (json!("List"), 2)
+    );
+
+    let (code, out, err) = run(&["--kind", "Gizmo"]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert_eq!(
+        err,
+        "crdgen: no registered kind matches `Gizmo` (run with --list to see them)\n"
+    );
+}
+
+#[test]
+fn crdgen_limits_description_length() {
+    let (_, full, _) = run(&["--kind", "CronJob", "--format", "json"]);
+    let (_, short, _) = run(&[
+        "--kind",
+        "CronJob",
+        "--format",
+        "json",
+        "--max-description-length",
+        "20",
+    ]);
+    let (_, none, _) = run(&[
+        "--kind",
+        "CronJob",
+        "--format",
+        "json",
+        "--max-description-length",
+        "0",
+    ]);
+    assert!(none.len() < short.len() && short.len() < full.len());
+    fn longest(v: &Value) -> usize {
+        match v {
+            Value::Object(m) => m
+                .iter()
+                .map(|(k, v)| {
+                    if k == "description" {
+                        v.as_str().map_or(0, |s| s.chars().count())
+                    } else {
+                        longest(v)
+                    }
+                })
+                .max()
+                .unwrap_or(0),
+            Value::Array(a) => a.iter().map(longest).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+    assert_eq!(longest(&serde_json::from_str(&short).unwrap()), 20);
+    assert_eq!(longest(&serde_json::from_str(&none).unwrap()), 0);
+    let none: Value = serde_json::from_str(&none).unwrap();
+    let props = &none["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+    assert!(
+        props.get("schedule").is_some(),
+        "fields survive description removal"
+    );
+}
+
+#[test]
+fn crdgen_writes_one_file_per_crd() {
+    let dir = std::env::temp_dir().join(format!("kubegen-crdgen-{}", std::process::id()));
+    let (code, out, err) = run(&["--out-dir", dir.to_str().unwrap()]);
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "cronjobs.batch.tutorial.kubebuilder.io.yaml",
+            "databases.db.example.com.yaml",
+            "widgets.gadgets.example.com.yaml"
+        ]
+    );
+    let widget: Value =
+        serde_yaml_ng::from_str(&std::fs::read_to_string(dir.join(&files[2])).unwrap()).unwrap();
+    assert_eq!(widget["spec"]["names"]["kind"], "Widget");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn crdgen_lists_and_explains_its_options() {
+    let (code, out, _) = run(&["--list"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("widgets.gadgets.example.com\tgadgets.example.com/v1\tWidget\tkubegen_examples::widget::Widget"));
+    let (code, _, err) = run(&["--format", "xml"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("invalid value 'xml'"), "{err}");
+    let (code, out, _) = run(&["--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("--max-description-length"));
+}
+
+#[test]
+fn the_crdgen_binary_runs() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_crdgen"))
+        .arg("--list")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert_eq!(String::from_utf8(output.stdout).unwrap().lines().count(), 4);
+}
+
+#[test]
+fn widget_objects_default_and_round_trip() {
+    use kubegen::Defaults;
+    let mut w: widget::Widget = serde_json::from_value(json!({
+        "apiVersion": "gadgets.example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+        "spec": {"color": "red", "ports": [{"name": "http", "port": 80}], "shape": {"kind": "circle", "radius": 1.5}},
+    }))
+    .unwrap();
+    w.set_defaults();
+    assert_eq!(w.spec.replicas, Some(1));
+    assert_eq!(w.spec.ports[0].protocol.as_deref(), Some("TCP"));
+    let back = serde_json::to_value(&w).unwrap();
+    assert_eq!(
+        back["spec"]["shape"],
+        json!({"kind": "circle", "radius": 1.5})
+    );
+    assert_eq!(back["kind"], "Widget");
+}

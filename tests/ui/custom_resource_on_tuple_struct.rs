@@ -1,0 +1,7 @@
+use kubegen::prelude::*;
+
+#[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+#[resource(group = "example.com", version = "v1", kind = "Widget")]
+pub struct WidgetSpec(i32, String);
+
+fn main() {}

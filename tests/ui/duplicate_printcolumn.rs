@@ -1,0 +1,15 @@
+use kubegen::prelude::*;
+
+#[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+#[resource(
+    group = "example.com",
+    version = "v1",
+    kind = "Widget",
+    printcolumn(name = "Size", json_path = ".spec.size", type = "integer"),
+    printcolumn(name = "Size", json_path = ".spec.size", type = "string")
+)]
+pub struct WidgetSpec {
+    pub size: i32,
+}
+
+fn main() {}

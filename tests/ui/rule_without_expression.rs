@@ -1,0 +1,10 @@
+use kubegen::prelude::*;
+
+#[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+#[resource(group = "example.com", version = "v1", kind = "Widget")]
+#[rule(message = "size must be positive")]
+pub struct WidgetSpec {
+    pub size: i32,
+}
+
+fn main() {}
