@@ -578,3 +578,34 @@ fn markers_the_derive_cannot_type_check_are_caught_at_run_time() {
             .contains("`minimum` cannot apply to a node of type string")
     );
 }
+
+mod as_text {
+    pub fn serialize<S: serde::Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&v.to_string())
+    }
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+        let s: String = serde::Deserialize::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[derive(ApiType, Serialize, Deserialize)]
+struct WireOverride {
+    /// Written as text.
+    #[serde(with = "as_text")]
+    #[schema(with = String)]
+    #[validate(pattern = "^[0-9]+$")]
+    size: u32,
+}
+
+#[test]
+fn schema_with_describes_a_custom_wire_format() {
+    assert_eq!(
+        prop::<WireOverride>("size"),
+        json!({"type": "string", "description": "Written as text.", "pattern": "^[0-9]+$"})
+    );
+    let value = serde_json::to_value(WireOverride { size: 7 }).unwrap();
+    assert!(
+        kubegen::schema::validate::validate(&schema::<WireOverride>(), &value, "", true).is_empty()
+    );
+}

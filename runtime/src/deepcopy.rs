@@ -86,34 +86,44 @@ impl<T: DeepCopy> DeepCopy for Box<T> {
     }
 }
 
-impl<T: DeepCopy> DeepCopy for Vec<T> {
-    fn deep_copy(&self) -> Self {
-        self.iter().map(DeepCopy::deep_copy).collect()
-    }
+/// Sequences: elements present in both are copied in place, extra target elements are
+/// dropped, missing ones are appended.
+macro_rules! deep_copy_sequence {
+    ($($seq:ident),*) => {$(
+        impl<T: DeepCopy> DeepCopy for $seq<T> {
+            fn deep_copy(&self) -> Self {
+                self.iter().map(DeepCopy::deep_copy).collect()
+            }
 
-    fn deep_copy_into(&self, out: &mut Self) {
-        out.truncate(self.len());
-        let reused = out.len();
-        for (src, dst) in self.iter().zip(out.iter_mut()) {
-            src.deep_copy_into(dst);
+            fn deep_copy_into(&self, out: &mut Self) {
+                out.truncate(self.len());
+                let reused = out.len();
+                for (src, dst) in self.iter().zip(out.iter_mut()) {
+                    src.deep_copy_into(dst);
+                }
+                out.extend(self.iter().skip(reused).map(DeepCopy::deep_copy));
+            }
         }
-        out.extend(self[reused..].iter().map(DeepCopy::deep_copy));
-    }
+    )*};
 }
 
-impl<T: DeepCopy> DeepCopy for VecDeque<T> {
-    fn deep_copy(&self) -> Self {
-        self.iter().map(DeepCopy::deep_copy).collect()
-    }
+deep_copy_sequence!(Vec, VecDeque);
 
-    fn deep_copy_into(&self, out: &mut Self) {
-        out.truncate(self.len());
-        let reused = out.len();
-        for (src, dst) in self.iter().zip(out.iter_mut()) {
-            src.deep_copy_into(dst);
+/// Maps: values under keys present in both are copied in place, the rest removed or added.
+macro_rules! deep_copy_map_into {
+    () => {
+        fn deep_copy_into(&self, out: &mut Self) {
+            out.retain(|k, _| self.contains_key(k));
+            for (k, v) in self {
+                match out.get_mut(k) {
+                    Some(dst) => v.deep_copy_into(dst),
+                    None => {
+                        out.insert(k.clone(), v.deep_copy());
+                    }
+                }
+            }
         }
-        out.extend(self.iter().skip(reused).map(DeepCopy::deep_copy));
-    }
+    };
 }
 
 impl<K: Ord + Clone, V: DeepCopy> DeepCopy for BTreeMap<K, V> {
@@ -123,17 +133,7 @@ impl<K: Ord + Clone, V: DeepCopy> DeepCopy for BTreeMap<K, V> {
             .collect()
     }
 
-    fn deep_copy_into(&self, out: &mut Self) {
-        out.retain(|k, _| self.contains_key(k));
-        for (k, v) in self {
-            match out.get_mut(k) {
-                Some(dst) => v.deep_copy_into(dst),
-                None => {
-                    out.insert(k.clone(), v.deep_copy());
-                }
-            }
-        }
-    }
+    deep_copy_map_into!();
 }
 
 impl<K: Eq + Hash + Clone, V: DeepCopy, S: std::hash::BuildHasher + Clone> DeepCopy
@@ -145,17 +145,7 @@ impl<K: Eq + Hash + Clone, V: DeepCopy, S: std::hash::BuildHasher + Clone> DeepC
         out
     }
 
-    fn deep_copy_into(&self, out: &mut Self) {
-        out.retain(|k, _| self.contains_key(k));
-        for (k, v) in self {
-            match out.get_mut(k) {
-                Some(dst) => v.deep_copy_into(dst),
-                None => {
-                    out.insert(k.clone(), v.deep_copy());
-                }
-            }
-        }
-    }
+    deep_copy_map_into!();
 }
 
 impl<T: Ord + Clone> DeepCopy for BTreeSet<T> {

@@ -453,3 +453,169 @@ fn type_only(node: &Map<String, Value>) -> Map<String, Value> {
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::check;
+    use serde_json::{Value, json};
+
+    fn spec(field: Value) -> Value {
+        json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {"f": field}}}})
+    }
+
+    fn rules(schema: Value) -> Vec<String> {
+        check(&schema).into_iter().map(|v| v.to_string()).collect()
+    }
+
+    #[test]
+    fn a_well_formed_schema_passes() {
+        let ok = spec(json!({
+            "type": "array",
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-list-map-keys": ["name"],
+            "items": {
+                "type": "object",
+                "required": ["name"],
+                "properties": {"name": {"type": "string"}, "port": {"type": "integer", "default": 80, "minimum": 1}},
+                "oneOf": [{"required": ["port"]}, {"properties": {"name": {"enum": ["x"]}}}],
+            },
+        }));
+        assert_eq!(rules(ok), Vec::<String>::new());
+    }
+
+    #[test]
+    fn each_rule_is_reported_at_its_path() {
+        let cases = [
+            (
+                json!({"$ref": "#/definitions/X"}),
+                ".spec.f: keyword `$ref` is not allowed in a CRD schema (references are not allowed; is a type recursive?)",
+            ),
+            (
+                json!({"type": "array", "items": {"type": "string"}, "uniqueItems": true}),
+                ".spec.f: keyword `uniqueItems` is not allowed in a CRD schema (use x-kubernetes-list-type: set)",
+            ),
+            (
+                json!({"description": "untyped"}),
+                ".spec.f: every node needs a type (unless int-or-string or preserve-unknown-fields)",
+            ),
+            (
+                json!({"type": "string", "x-kubernetes-int-or-string": true}),
+                ".spec.f: x-kubernetes-int-or-string must not be combined with a type",
+            ),
+            (
+                json!({"type": "date"}),
+                ".spec.f: type must be one of object, array, string, integer, number, boolean, not \"date\"",
+            ),
+            (
+                json!({"type": "object", "x-kubernetes-preserve-unknown-fields": false}),
+                ".spec.f: x-kubernetes-preserve-unknown-fields must be true or absent",
+            ),
+            (
+                json!({"type": "object", "properties": {}, "additionalProperties": {"type": "string"}}),
+                ".spec.f: properties and additionalProperties are mutually exclusive",
+            ),
+            (
+                json!({"type": "object", "additionalProperties": false}),
+                ".spec.f: additionalProperties must be a schema, not a boolean",
+            ),
+            (
+                json!({"type": "string", "x-kubernetes-embedded-resource": true}),
+                ".spec.f: x-kubernetes-embedded-resource requires type: object",
+            ),
+            (
+                json!({"type": "integer", "enum": [1, "two"]}),
+                ".spec.f: enum value \"two\" does not match the node's type",
+            ),
+            (
+                json!({"type": "array"}),
+                ".spec.f: an array node needs items",
+            ),
+            (
+                json!({"type": "array", "items": [{"type": "string"}]}),
+                ".spec.f: items must be one schema, not a list (tuples cannot be expressed)",
+            ),
+            (
+                json!({"type": "object", "oneOf": [{"type": "object"}]}),
+                ".spec.f: `type` is not allowed inside allOf/anyOf/oneOf/not",
+            ),
+            (
+                json!({"type": "object", "anyOf": [{"properties": {"g": {}}}]}),
+                ".spec.f: field `g` inside allOf/anyOf/oneOf/not must also be specified outside",
+            ),
+            (
+                json!({"type": "array", "items": {"type": "object"}, "x-kubernetes-list-type": "set"}),
+                ".spec.f: x-kubernetes-list-type: set needs scalar items (or atomic objects)",
+            ),
+            (
+                json!({"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "bag"}),
+                ".spec.f: x-kubernetes-list-type must be atomic, set or map, not bag",
+            ),
+            (
+                json!({"type": "array", "items": {"type": "string"}, "x-kubernetes-list-map-keys": ["a"]}),
+                ".spec.f: x-kubernetes-list-map-keys requires x-kubernetes-list-type: map",
+            ),
+            (
+                json!({"type": "array", "items": {"type": "object", "properties": {"a": {"type": "string"}}}, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["a"]}),
+                ".spec.f: list map key `a` must be required or have a default",
+            ),
+            (
+                json!({"type": "array", "items": {"type": "object", "properties": {}}, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["b"]}),
+                ".spec.f: list map key `b` is not a field of the items",
+            ),
+            (
+                json!({"type": "object", "x-kubernetes-map-type": "loose"}),
+                ".spec.f: x-kubernetes-map-type must be atomic or granular, not loose",
+            ),
+            (
+                json!({"type": "string", "x-kubernetes-validations": [{"rule": " "}]}),
+                ".spec.f: a validation rule must not be empty",
+            ),
+            (
+                json!({"type": "string", "x-kubernetes-validations": [{"rule": "true", "reason": "Nope"}]}),
+                ".spec.f: rule reason must be one of FieldValueInvalid, FieldValueForbidden, FieldValueRequired, FieldValueDuplicate",
+            ),
+            (
+                json!({"type": "integer", "default": "three"}),
+                ".spec.f: default is invalid: .spec.f: must be of type integer, not string",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"type": "string"}}, "default": {"b": 1}}),
+                ".spec.f: default is invalid: .spec.f.b: unknown field \"b\"",
+            ),
+            (
+                json!({"x-kubegen-error": "found by a builder"}),
+                ".spec.f: found by a builder",
+            ),
+        ];
+        for (field, expected) in cases {
+            let found = rules(spec(field.clone()));
+            assert!(
+                found.iter().any(|f| f == expected),
+                "for {field}: expected {expected:?}, found {found:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn root_and_metadata_rules() {
+        assert_eq!(
+            rules(json!({"type": "string"})),
+            ["<root>: the root of a CRD schema must be `type: object`"]
+        );
+        let meta = json!({"type": "object", "properties": {"metadata": {"type": "object", "properties": {"labels": {"type": "object"}}}}});
+        assert_eq!(
+            rules(meta),
+            [".metadata: metadata may only restrict `name` and `generateName`, not `labels`"]
+        );
+        let name_only = json!({"type": "object", "properties": {"metadata": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 20}}}}});
+        assert_eq!(rules(name_only), Vec::<String>::new());
+    }
+
+    #[test]
+    fn int_or_string_keeps_its_any_of() {
+        let ok = spec(
+            json!({"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": true}),
+        );
+        assert_eq!(rules(ok), Vec::<String>::new());
+    }
+}

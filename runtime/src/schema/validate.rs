@@ -405,3 +405,70 @@ impl Validator {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{FieldErrorType, validate};
+    use serde_json::json;
+
+    #[test]
+    fn reports_apiserver_style_field_errors() {
+        let schema = json!({
+            "type": "object",
+            "required": ["name"],
+            "properties": {
+                "name": {"type": "string", "maxLength": 3, "pattern": "^[a-z]+$"},
+                "mode": {"type": "string", "enum": ["a", "b"]},
+                "count": {"type": "integer", "minimum": 1, "maximum": 5, "exclusiveMaximum": true},
+                "tags": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set", "maxItems": 2},
+                "ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["p"], "items": {"type": "object", "properties": {"p": {"type": "integer"}}}},
+                "opt": {"type": "string", "nullable": true},
+            },
+        });
+        let value = json!({
+            "mode": "c", "count": 5, "tags": ["x", "x", "y"], "ports": [{"p": 1}, {"p": 1}], "opt": null, "extra": 1,
+        });
+        let errors: Vec<(String, FieldErrorType)> = validate(&schema, &value, "", true)
+            .into_iter()
+            .map(|e| (e.path, e.kind))
+            .collect();
+        assert_eq!(
+            errors,
+            [
+                (".name".into(), FieldErrorType::Required),
+                (".count".into(), FieldErrorType::Invalid),
+                (".extra".into(), FieldErrorType::Unknown),
+                (".mode".into(), FieldErrorType::NotSupported),
+                (".ports[1]".into(), FieldErrorType::Duplicate),
+                (".tags".into(), FieldErrorType::TooMany),
+                (".tags[1]".into(), FieldErrorType::Duplicate),
+            ]
+        );
+        let ok = json!({"name": "abc", "count": 4, "tags": ["x"], "ports": [{"p": 1}, {"p": 2}]});
+        assert!(validate(&schema, &ok, "", true).is_empty());
+        let long = json!({"name": "abcd1"});
+        let kinds: Vec<FieldErrorType> = validate(&schema, &long, "", true)
+            .into_iter()
+            .map(|e| e.kind)
+            .collect();
+        assert_eq!(kinds, [FieldErrorType::TooLong, FieldErrorType::Invalid]);
+    }
+
+    #[test]
+    fn junctors_follow_json_schema() {
+        let one_of = json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]});
+        assert!(validate(&one_of, &json!({"a": "x"}), "", false).is_empty());
+        assert_eq!(
+            validate(&one_of, &json!({"a": "x", "b": "y"}), "", false).len(),
+            1
+        );
+        assert_eq!(validate(&one_of, &json!({}), "", false).len(), 1);
+        let int_or_string = json!({"x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}]});
+        assert!(validate(&int_or_string, &json!(3), "", false).is_empty());
+        assert!(validate(&int_or_string, &json!("25%"), "", false).is_empty());
+        assert_eq!(
+            validate(&int_or_string, &json!(true), "", false)[0].kind,
+            FieldErrorType::TypeInvalid
+        );
+    }
+}
