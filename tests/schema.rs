@@ -387,6 +387,22 @@ fn rust_types_map_to_kubernetes_types_and_formats() {
 #[derive(ApiType, Serialize, Deserialize)]
 struct Template {
     metadata: ObjectMeta,
+    selector: k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
+    target: k8s_openapi::api::core::v1::ObjectReference,
+}
+
+#[test]
+fn selectors_and_references_are_atomic_as_in_the_apiserver() {
+    let s = schema::<Template>();
+    assert_eq!(
+        s["properties"]["selector"]["x-kubernetes-map-type"],
+        "atomic"
+    );
+    assert_eq!(
+        s["properties"]["selector"]["properties"]["matchExpressions"]["x-kubernetes-list-type"],
+        "atomic"
+    );
+    assert_eq!(s["properties"]["target"]["x-kubernetes-map-type"], "atomic");
 }
 
 #[test]

@@ -106,6 +106,7 @@ fn inline_ref(value: &mut Value, definitions: &Map<String, Value>, stack: &mut V
         )})
     } else {
         let mut target = definitions[&name].clone();
+        apiserver_extensions(&name, &mut target);
         stack.push(name.clone());
         walk(&mut target, definitions, stack);
         stack.pop();
@@ -119,6 +120,25 @@ fn inline_ref(value: &mut Value, definitions: &Map<String, Value>, stack: &mut V
         }
     }
     *value = target;
+}
+
+/// The `x-kubernetes-*` extensions the apiserver's own OpenAPI gives k8s-openapi types that
+/// specs embed. k8s-openapi's schemas carry none, and without them server-side apply would
+/// merge these objects field by field where Kubernetes treats them as one value.
+fn apiserver_extensions(name: &str, schema: &mut Value) {
+    let atomic = json!("atomic");
+    match name {
+        "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector" => {
+            schema["x-kubernetes-map-type"] = atomic.clone();
+            if let Some(expressions) = schema.pointer_mut("/properties/matchExpressions") {
+                expressions["x-kubernetes-list-type"] = atomic;
+            }
+        }
+        "io.k8s.api.core.v1.ObjectReference" | "io.k8s.api.core.v1.LocalObjectReference" => {
+            schema["x-kubernetes-map-type"] = atomic;
+        }
+        _ => {}
+    }
 }
 
 fn normalize_node(node: &mut Map<String, Value>) {
