@@ -128,7 +128,12 @@ fn the_schema_carries_the_same_defaults() {
     assert_eq!(spec["mode"]["default"], "Fast");
     assert_eq!(
         spec["inner"]["default"],
-        json!({"depth": null, "label": "auto"})
+        json!({"label": "auto"}),
+        "None members are left out"
+    );
+    assert!(
+        spec["replicas"].get("nullable").is_none(),
+        "a defaulted field is never nullable"
     );
     assert_eq!(spec["inner"]["properties"]["depth"]["default"], 1);
     assert_eq!(spec["plain"]["default"], 7);

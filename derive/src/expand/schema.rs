@@ -107,7 +107,10 @@ fn property(f: &Field) -> TokenStream {
     let name = &f.name;
     let required = required(f);
     let doc = opt_str(&f.docs);
-    let nullable = f.is_option() && !f.skip_serializing_if;
+    // A defaulted field is never nullable: the apiserver keeps an explicit null on a nullable
+    // field instead of defaulting it, while `set_defaults` fills `None`. Not nullable, the
+    // apiserver prunes the null and applies the default, and the two agree.
+    let nullable = f.is_option() && !f.skip_serializing_if && f.markers.default.is_none();
     let markers = markers(&f.markers);
     let node = quote!(#s::decorate(#s::field::<#ty>(__gen), #doc, #nullable, #markers));
     match &f.markers.default {

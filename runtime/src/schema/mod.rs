@@ -63,10 +63,23 @@ pub fn record_error(schema: &mut Schema, message: impl Into<String>) {
     }
 }
 
-/// Sets the node's default from a serialized `#[default(expr)]` value.
+/// Sets the node's default from a serialized `#[default(expr)]` value. Object members that
+/// serialized as `null` (a `None` without `skip_serializing_if`) are dropped: in Rust they
+/// mean "unset", which is what an absent field means to the apiserver.
 pub fn set_default(schema: &mut Schema, value: Result<Value, serde_json::Error>) {
+    fn drop_nulls(value: &mut Value) {
+        match value {
+            Value::Object(members) => {
+                members.retain(|_, v| !v.is_null());
+                members.values_mut().for_each(drop_nulls);
+            }
+            Value::Array(items) => items.iter_mut().for_each(drop_nulls),
+            _ => {}
+        }
+    }
     match value {
-        Ok(value) => {
+        Ok(mut value) => {
+            drop_nulls(&mut value);
             schema.insert("default".into(), value);
         }
         Err(e) => record_error(
