@@ -32,8 +32,12 @@
 pub use kubegen_derive::{ApiType, CustomResource};
 pub use kubegen_runtime::{
     ApiFields, CrdError, CustomResource, DeepCopy, Defaults, FieldInfo, List, PrinterColumn,
-    ResourceInfo, ScaleInfo, Scope, crd, crdgen, registry, schema,
+    ResourceInfo, ScaleInfo, Scope, client, crd, crdgen, registry, schema,
 };
+
+/// The in-memory API server for tests (feature `testing`).
+#[cfg(feature = "testing")]
+pub use kubegen_runtime::testing;
 
 /// Everything a file defining an API needs: the derives, kubegen's traits, and serde's and
 /// schemars' derive-facing names.

@@ -50,6 +50,7 @@ fn run(input: &DeriveInput, which: Which) -> proc_macro2::TokenStream {
     let mut out = expand::api_type(&model);
     if let Some(resource) = &model.resource {
         out.extend(expand::kind::expand(&model, resource));
+        out.extend(expand::client::expand(&model, resource));
     }
     out
 }

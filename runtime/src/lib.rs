@@ -4,6 +4,7 @@
 //! Each module mirrors one generator in `kubegen-derive`: the derive names types and fixes
 //! field lists; the logic lives here, once, where it is tested.
 
+pub mod client;
 pub mod crd;
 pub mod deepcopy;
 pub mod defaults;
@@ -11,6 +12,8 @@ pub mod fields;
 pub mod registry;
 pub mod resource;
 pub mod schema;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use crd::{CrdError, crdgen};
 pub use deepcopy::DeepCopy;
@@ -29,6 +32,7 @@ pub mod __private {
     pub use crate::schema;
     pub use inventory;
     pub use k8s_openapi;
+    pub use kube;
     pub use kube_core;
     pub use schemars;
     pub use serde;

@@ -168,12 +168,21 @@ where
 /// A list of objects of one kind, as the apiserver returns it (`CronJobList`, ...).
 ///
 /// Generated code names it: `pub type CronJobList = kubegen::List<CronJob>;`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct List<K> {
     /// `resourceVersion` and `continue` of the list.
     pub metadata: ListMeta,
     /// The objects.
     pub items: Vec<K>,
+}
+
+impl<K> Default for List<K> {
+    fn default() -> Self {
+        List {
+            metadata: ListMeta::default(),
+            items: Vec::new(),
+        }
+    }
 }
 
 impl<K: k8s_openapi::Resource + Serialize> Serialize for List<K> {

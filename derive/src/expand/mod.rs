@@ -1,5 +1,6 @@
 //! Expand: one module per generator. Nothing here re-checks input: `check` already did.
 
+pub mod client;
 pub mod deepcopy;
 pub mod defaults;
 pub mod fields;

@@ -1,0 +1,516 @@
+//! client-gen: typed clients over kube's `Api`.
+//!
+//! The derive gives each kind an extension trait on `kube::Client` (`client.cron_jobs("ns")`,
+//! `client.widgets()` for cluster-scoped kinds) returning a [`ResourceClient`]. Status
+//! methods exist only for kinds that declare a status subresource, scale methods only with
+//! scale: calling them on another kind does not compile.
+
+use std::fmt::Debug;
+
+use futures::{Stream, StreamExt, TryStreamExt};
+use k8s_openapi::NamespaceResourceScope;
+use k8s_openapi::api::autoscaling::v1::Scale;
+use kube::api::Api;
+use kube::core::Status;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+pub use kube::api::{
+    DeleteParams, ListParams, Patch, PatchParams, PostParams, Preconditions, PropagationPolicy,
+    WatchEvent, WatchParams,
+};
+
+use crate::defaults::Defaults;
+use crate::resource::List;
+
+/// One field-level cause of an `Invalid` error, as the apiserver reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldCause {
+    /// The field path, e.g. `spec.replicas`.
+    pub field: String,
+    /// `FieldValueInvalid`, `FieldValueRequired`, ...
+    pub reason: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// A typed client error.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// 404: the object (or its kind) does not exist.
+    #[error("not found: {}", .0.message)]
+    NotFound(Box<Status>),
+    /// 409 AlreadyExists: create of a name that exists.
+    #[error("already exists: {}", .0.message)]
+    AlreadyExists(Box<Status>),
+    /// 409 Conflict: a stale resourceVersion, a failed precondition or an apply conflict.
+    #[error("conflict: {}", .0.message)]
+    Conflict(Box<Status>),
+    /// 422: the object failed validation; `causes` name each field.
+    #[error("invalid: {}", status.message)]
+    Invalid {
+        /// The full status.
+        status: Box<Status>,
+        /// One entry per failing field.
+        causes: Vec<FieldCause>,
+    },
+    /// 400: the request was malformed.
+    #[error("bad request: {}", .0.message)]
+    BadRequest(Box<Status>),
+    /// 401 or 403.
+    #[error("forbidden: {}", .0.message)]
+    Forbidden(Box<Status>),
+    /// 410: the resourceVersion is too old (relist) or a continue token expired.
+    #[error("gone: {}", .0.message)]
+    Gone(Box<Status>),
+    /// 504 or reason Timeout.
+    #[error("timeout: {}", .0.message)]
+    Timeout(Box<Status>),
+    /// 429, with the server's Retry-After when it gave one.
+    #[error("too many requests: {}", status.message)]
+    TooManyRequests {
+        /// The full status.
+        status: Box<Status>,
+        /// Seconds to wait, from the status details.
+        retry_after_seconds: Option<u32>,
+    },
+    /// Any other error status (5xx, 405, 415, ...).
+    #[error("server error {}: {}", .0.code, .0.message)]
+    Server(Box<Status>),
+    /// The request never got an apiserver answer: connection, TLS, decoding.
+    #[error("transport: {0}")]
+    Transport(#[source] kube::Error),
+}
+
+impl ClientError {
+    /// The apiserver's Status, when there is one.
+    pub fn status(&self) -> Option<&Status> {
+        match self {
+            ClientError::NotFound(s)
+            | ClientError::AlreadyExists(s)
+            | ClientError::Conflict(s)
+            | ClientError::BadRequest(s)
+            | ClientError::Forbidden(s)
+            | ClientError::Gone(s)
+            | ClientError::Timeout(s)
+            | ClientError::Server(s) => Some(s),
+            ClientError::Invalid { status, .. } | ClientError::TooManyRequests { status, .. } => {
+                Some(status)
+            }
+            ClientError::Transport(_) => None,
+        }
+    }
+
+    /// Whether this is a 409 Conflict (what `retry_on_conflict` retries).
+    pub fn is_conflict(&self) -> bool {
+        matches!(self, ClientError::Conflict(_))
+    }
+}
+
+impl From<kube::Error> for ClientError {
+    fn from(e: kube::Error) -> Self {
+        let kube::Error::Api(status) = e else {
+            return ClientError::Transport(e);
+        };
+        from_status(status)
+    }
+}
+
+/// Classifies an error `Status` the way client-go's `apierrors` does.
+pub fn from_status(status: Box<Status>) -> ClientError {
+    match (status.code, status.reason.as_str()) {
+        (404, _) => ClientError::NotFound(status),
+        (409, "AlreadyExists") => ClientError::AlreadyExists(status),
+        (409, _) => ClientError::Conflict(status),
+        (422, _) => {
+            let causes = status
+                .details
+                .as_ref()
+                .map(|d| {
+                    d.causes
+                        .iter()
+                        .map(|c| FieldCause {
+                            field: c.field.clone(),
+                            reason: c.reason.clone(),
+                            message: c.message.clone(),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            ClientError::Invalid { status, causes }
+        }
+        (400, _) => ClientError::BadRequest(status),
+        (401 | 403, _) => ClientError::Forbidden(status),
+        (410, _) => ClientError::Gone(status),
+        (504, _) | (_, "Timeout") => ClientError::Timeout(status),
+        (429, _) => {
+            let retry_after_seconds = status
+                .details
+                .as_ref()
+                .map(|d| d.retry_after_seconds)
+                .filter(|s| *s > 0);
+            ClientError::TooManyRequests {
+                status,
+                retry_after_seconds,
+            }
+        }
+        _ => ClientError::Server(status),
+    }
+}
+
+/// The result of every typed-client call.
+pub type Result<T, E = ClientError> = std::result::Result<T, E>;
+
+/// A kind with a status subresource (implemented by the derive when `status = ...` is set).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no status subresource",
+    label = "status methods need a status subresource",
+    note = "declare the status type in #[resource(..., status = \"...Status\")]"
+)]
+pub trait HasStatusSubresource {}
+
+/// A kind with a scale subresource (implemented by the derive when `scale(...)` is set).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no scale subresource",
+    label = "scale methods need a scale subresource",
+    note = "declare it in #[resource(..., scale(spec_replicas_path = ..., status_replicas_path = ...))]"
+)]
+pub trait HasScaleSubresource {}
+
+/// What a delete did.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Deleted<K> {
+    /// The object is gone (the server returned its last state, or only a Status).
+    Gone(Option<K>),
+    /// Finalizers hold it: deletionTimestamp is set and it still exists.
+    Terminating(K),
+}
+
+/// A typed client for one kind in one namespace, or for a cluster-scoped kind.
+pub struct ResourceClient<K> {
+    api: Api<K>,
+    defaulter: Option<fn(&mut K)>,
+}
+
+impl<K: Clone> Clone for ResourceClient<K> {
+    fn clone(&self) -> Self {
+        Self {
+            api: self.api.clone(),
+            defaulter: self.defaulter,
+        }
+    }
+}
+
+/// The bounds every kubegen kind meets.
+pub trait Kind:
+    kube::Resource<DynamicType = ()>
+    + Clone
+    + Debug
+    + Serialize
+    + DeserializeOwned
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<K> Kind for K where
+    K: kube::Resource<DynamicType = ()>
+        + Clone
+        + Debug
+        + Serialize
+        + DeserializeOwned
+        + Send
+        + Sync
+        + 'static
+{
+}
+
+impl<K: Kind> ResourceClient<K> {
+    /// A client for a namespaced kind in `namespace`.
+    pub fn namespaced(client: kube::Client, namespace: &str) -> Self
+    where
+        K: kube::Resource<Scope = NamespaceResourceScope>,
+    {
+        Self {
+            api: Api::namespaced(client, namespace),
+            defaulter: None,
+        }
+    }
+
+    /// A client for a cluster-scoped kind.
+    pub fn cluster(client: kube::Client) -> Self
+    where
+        K: kube::Resource<Scope = k8s_openapi::ClusterResourceScope>,
+    {
+        Self {
+            api: Api::all(client),
+            defaulter: None,
+        }
+    }
+
+    /// Applies `set_defaults` to objects before `create` and `update` send them.
+    pub fn with_defaults(mut self) -> Self
+    where
+        K: Defaults,
+    {
+        self.defaulter = Some(|k: &mut K| k.set_defaults());
+        self
+    }
+
+    /// The underlying kube `Api`, for anything this client does not wrap.
+    pub fn api(&self) -> &Api<K> {
+        &self.api
+    }
+
+    fn prepared<'a>(&self, object: &'a K) -> std::borrow::Cow<'a, K> {
+        match self.defaulter {
+            Some(f) => {
+                let mut owned = object.clone();
+                f(&mut owned);
+                std::borrow::Cow::Owned(owned)
+            }
+            None => std::borrow::Cow::Borrowed(object),
+        }
+    }
+
+    /// GET an object.
+    pub async fn get(&self, name: &str) -> Result<K> {
+        Ok(self.api.get(name).await?)
+    }
+
+    /// GET an object, `None` when it does not exist.
+    pub async fn get_opt(&self, name: &str) -> Result<Option<K>> {
+        Ok(self.api.get_opt(name).await?)
+    }
+
+    /// LIST objects: label and field selectors, `limit` and `continue` in `params`.
+    pub async fn list(&self, params: &ListParams) -> Result<List<K>> {
+        let list = self.api.list(params).await?;
+        Ok(List {
+            metadata: list.metadata,
+            items: list.items,
+        })
+    }
+
+    /// Lists every page, following `continue` tokens.
+    pub async fn list_all(&self, params: &ListParams) -> Result<List<K>> {
+        let mut params = params.clone();
+        let mut all = self.list(&params).await?;
+        while let Some(token) = all.metadata.continue_.clone().filter(|t| !t.is_empty()) {
+            params.continue_token = Some(token);
+            let page = self.list(&params).await?;
+            all.items.extend(page.items);
+            all.metadata = page.metadata;
+        }
+        Ok(all)
+    }
+
+    /// POST a new object.
+    pub async fn create(&self, object: &K) -> Result<K> {
+        self.create_with(&PostParams::default(), object).await
+    }
+
+    /// POST a new object with options (dry run, field manager).
+    pub async fn create_with(&self, params: &PostParams, object: &K) -> Result<K> {
+        Ok(self.api.create(params, &self.prepared(object)).await?)
+    }
+
+    /// PUT an object (its resourceVersion is the precondition).
+    pub async fn update(&self, object: &K) -> Result<K> {
+        self.update_with(&PostParams::default(), object).await
+    }
+
+    /// PUT an object with options.
+    pub async fn update_with(&self, params: &PostParams, object: &K) -> Result<K> {
+        let name = object.meta().name.clone().unwrap_or_default();
+        Ok(self
+            .api
+            .replace(&name, params, &self.prepared(object))
+            .await?)
+    }
+
+    /// PATCH an object: merge (`Patch::Merge`), JSON (`Patch::Json`) or server-side apply
+    /// (`Patch::Apply`, with `PatchParams::apply(manager)` and optionally `.force()`).
+    pub async fn patch<P: Serialize + Debug>(
+        &self,
+        name: &str,
+        params: &PatchParams,
+        patch: &Patch<P>,
+    ) -> Result<K> {
+        Ok(self.api.patch(name, params, patch).await?)
+    }
+
+    /// Server-side apply of `object` as `field_manager`; `force` takes conflicting fields.
+    pub async fn apply(&self, object: &K, field_manager: &str, force: bool) -> Result<K> {
+        let name = object.meta().name.clone().unwrap_or_default();
+        let mut params = PatchParams::apply(field_manager);
+        params.force = force;
+        Ok(self
+            .api
+            .patch(&name, &params, &Patch::Apply(object))
+            .await?)
+    }
+
+    /// DELETE an object (preconditions and propagation policy in `params`).
+    pub async fn delete(&self, name: &str, params: &DeleteParams) -> Result<Deleted<K>> {
+        Ok(match self.api.delete(name, params).await? {
+            either::Either::Left(object) => {
+                let meta = object.meta();
+                let held = meta.deletion_timestamp.is_some()
+                    && meta.finalizers.as_ref().is_some_and(|f| !f.is_empty());
+                if held {
+                    Deleted::Terminating(object)
+                } else {
+                    Deleted::Gone(Some(object))
+                }
+            }
+            either::Either::Right(_) => Deleted::Gone(None),
+        })
+    }
+
+    /// DELETE every object the selectors in `list` match; returns what was deleted.
+    pub async fn delete_collection(
+        &self,
+        params: &DeleteParams,
+        list: &ListParams,
+    ) -> Result<List<K>> {
+        Ok(match self.api.delete_collection(params, list).await? {
+            either::Either::Left(list) => List {
+                metadata: list.metadata,
+                items: list.items,
+            },
+            either::Either::Right(_) => List::default(),
+        })
+    }
+
+    /// WATCH from `resource_version` ("0" for "any"): a stream of typed events.
+    pub async fn watch(
+        &self,
+        params: &WatchParams,
+        resource_version: &str,
+    ) -> Result<impl Stream<Item = Result<WatchEvent<K>>> + use<K>> {
+        let stream = self.api.watch(params, resource_version).await?;
+        Ok(stream.map_err(ClientError::from).boxed())
+    }
+
+    /// GET the status subresource.
+    pub async fn get_status(&self, name: &str) -> Result<K>
+    where
+        K: HasStatusSubresource,
+    {
+        Ok(self.api.get_status(name).await?)
+    }
+
+    /// PUT the status subresource (only `status` changes; spec changes are ignored).
+    pub async fn update_status(&self, object: &K) -> Result<K>
+    where
+        K: HasStatusSubresource,
+    {
+        let name = object.meta().name.clone().unwrap_or_default();
+        Ok(self
+            .api
+            .replace_status(&name, &PostParams::default(), object)
+            .await?)
+    }
+
+    /// PATCH the status subresource.
+    pub async fn patch_status<P: Serialize + Debug>(
+        &self,
+        name: &str,
+        params: &PatchParams,
+        patch: &Patch<P>,
+    ) -> Result<K>
+    where
+        K: HasStatusSubresource,
+    {
+        Ok(self.api.patch_status(name, params, patch).await?)
+    }
+
+    /// GET the scale subresource.
+    pub async fn get_scale(&self, name: &str) -> Result<Scale>
+    where
+        K: HasScaleSubresource,
+    {
+        Ok(self.api.get_scale(name).await?)
+    }
+
+    /// PUT the scale subresource.
+    pub async fn update_scale(&self, name: &str, scale: &Scale) -> Result<Scale>
+    where
+        K: HasScaleSubresource,
+    {
+        Ok(self
+            .api
+            .replace_scale(name, &PostParams::default(), scale)
+            .await?)
+    }
+
+    /// PATCH the scale subresource.
+    pub async fn patch_scale<P: Serialize + Debug>(
+        &self,
+        name: &str,
+        params: &PatchParams,
+        patch: &Patch<P>,
+    ) -> Result<Scale>
+    where
+        K: HasScaleSubresource,
+    {
+        Ok(self.api.patch_scale(name, params, patch).await?)
+    }
+
+    /// Reads the object, applies `mutate`, and updates it, starting over on a 409 Conflict
+    /// (up to `attempts` times), like client-go's `retry.RetryOnConflict`.
+    pub async fn retry_on_conflict<F>(&self, name: &str, attempts: u32, mut mutate: F) -> Result<K>
+    where
+        F: FnMut(&mut K),
+    {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let mut object = self.get(name).await?;
+            mutate(&mut object);
+            match self.update(&object).await {
+                Err(e) if e.is_conflict() && attempt < attempts.max(1) => continue,
+                other => return other,
+            }
+        }
+    }
+}
+
+/// A read-only client across all namespaces: list and watch, as client-go's
+/// `Lister`-feeding clients use.
+pub struct AllNamespacesClient<K> {
+    api: Api<K>,
+}
+
+impl<K: Kind> AllNamespacesClient<K> {
+    /// A client for a namespaced kind across all namespaces.
+    pub fn new(client: kube::Client) -> Self
+    where
+        K: kube::Resource<Scope = NamespaceResourceScope>,
+    {
+        Self {
+            api: Api::all(client),
+        }
+    }
+
+    /// LIST across namespaces.
+    pub async fn list(&self, params: &ListParams) -> Result<List<K>> {
+        let list = self.api.list(params).await?;
+        Ok(List {
+            metadata: list.metadata,
+            items: list.items,
+        })
+    }
+
+    /// WATCH across namespaces.
+    pub async fn watch(
+        &self,
+        params: &WatchParams,
+        resource_version: &str,
+    ) -> Result<impl Stream<Item = Result<WatchEvent<K>>> + use<K>> {
+        let stream = self.api.watch(params, resource_version).await?;
+        Ok(stream.map_err(ClientError::from).boxed())
+    }
+}

@@ -1,0 +1,438 @@
+//! The REST surface: routing, discovery, request decoding and response encoding.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures::StreamExt;
+use http::{Method, Request, Response, StatusCode, header};
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Full, Limited, StreamBody};
+use hyper::body::Frame;
+use serde_json::{Value, json};
+
+use super::Inner;
+use super::state::{Change, State, Target, WriteOptions};
+use super::status::ApiError;
+use crate::resource::Scope;
+
+/// The response body type of the in-memory server.
+pub type ResponseBody = UnsyncBoxBody<Bytes, Infallible>;
+
+/// The apiserver's request size limit.
+const MAX_BODY: usize = 3 * 1024 * 1024;
+
+fn full(status: StatusCode, value: &Value) -> Response<ResponseBody> {
+    let body = serde_json::to_vec(value).unwrap_or_default();
+    Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Full::new(Bytes::from(body)).boxed_unsync())
+        .unwrap_or_else(|_| Response::new(Full::new(Bytes::new()).boxed_unsync()))
+}
+
+/// An error as a `Status` response.
+pub fn error(e: &ApiError) -> Response<ResponseBody> {
+    let mut r = full(
+        StatusCode::from_u16(e.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+        &e.to_status(),
+    );
+    if let Some(secs) = e.retry_after
+        && let Ok(v) = header::HeaderValue::from_str(&secs.to_string())
+    {
+        r.headers_mut().insert(header::RETRY_AFTER, v);
+    }
+    r
+}
+
+type Query = Vec<(String, String)>;
+
+fn param<'q>(q: &'q Query, key: &str) -> Option<&'q str> {
+    q.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+}
+
+fn truthy(q: &Query, key: &str) -> bool {
+    matches!(param(q, key), Some("true" | "1" | "")) && q.iter().any(|(k, _)| k == key)
+}
+
+enum Route {
+    Version,
+    CoreGroup,
+    CoreResources,
+    Groups,
+    Group(String),
+    Resources(String, String),
+    Crds(Option<String>),
+    Object(Target),
+}
+
+fn route(state: &State, path: &str) -> Result<Route, ApiError> {
+    let parts: Vec<&str> = path
+        .trim_matches('/')
+        .split('/')
+        .filter(|p| !p.is_empty())
+        .collect();
+    let target = |group: &str,
+                  version: &str,
+                  ns: Option<&str>,
+                  plural: &str,
+                  name: Option<&str>,
+                  sub: Option<&str>| {
+        let kind = state
+            .kinds
+            .iter()
+            .position(|k| k.group == group && k.plural == plural && k.version(version).is_some())
+            .ok_or_else(|| ApiError::no_route(path))?;
+        let entry = &state.kinds[kind];
+        // Scope is enforced by the URL: a namespaced kind has no cluster-level object URLs,
+        // a cluster-scoped kind has no namespaced URLs.
+        match (entry.scope, ns, name) {
+            (Scope::Cluster, Some(_), _) | (Scope::Namespaced, None, Some(_)) => {
+                return Err(ApiError::no_route(path));
+            }
+            _ => {}
+        }
+        let version = entry
+            .version(version)
+            .ok_or_else(|| ApiError::no_route(path))?;
+        match sub {
+            None => {}
+            Some("status") if version.status => {}
+            Some("scale") if version.scale.is_some() => {}
+            Some(_) => return Err(ApiError::no_route(path)),
+        }
+        Ok(Route::Object(Target {
+            kind,
+            version: version.name.to_owned(),
+            namespace: ns.map(str::to_owned),
+            name: name.map(str::to_owned),
+            subresource: sub.map(str::to_owned),
+        }))
+    };
+    match parts.as_slice() {
+        ["version"] => Ok(Route::Version),
+        ["api"] => Ok(Route::CoreGroup),
+        ["api", "v1"] => Ok(Route::CoreResources),
+        ["apis"] => Ok(Route::Groups),
+        [
+            "apis",
+            "apiextensions.k8s.io",
+            "v1",
+            "customresourcedefinitions",
+        ] => Ok(Route::Crds(None)),
+        [
+            "apis",
+            "apiextensions.k8s.io",
+            "v1",
+            "customresourcedefinitions",
+            name,
+        ] => Ok(Route::Crds(Some((*name).to_owned()))),
+        ["apis", g] => Ok(Route::Group((*g).to_owned())),
+        ["apis", g, v] => Ok(Route::Resources((*g).to_owned(), (*v).to_owned())),
+        ["apis", g, v, "namespaces", ns, plural] => target(g, v, Some(ns), plural, None, None),
+        ["apis", g, v, "namespaces", ns, plural, name] => {
+            target(g, v, Some(ns), plural, Some(name), None)
+        }
+        ["apis", g, v, "namespaces", ns, plural, name, sub] => {
+            target(g, v, Some(ns), plural, Some(name), Some(sub))
+        }
+        ["apis", g, v, plural] => target(g, v, None, plural, None, None),
+        ["apis", g, v, plural, name] => target(g, v, None, plural, Some(name), None),
+        ["apis", g, v, plural, name, sub] => target(g, v, None, plural, Some(name), Some(sub)),
+        _ => Err(ApiError::no_route(path)),
+    }
+}
+
+fn discovery(state: &State, r: &Route) -> Option<Result<Value, ApiError>> {
+    let groups = || {
+        let mut seen: Vec<&str> = Vec::new();
+        let mut out = vec![json!({
+            "name": "apiextensions.k8s.io",
+            "versions": [{"groupVersion": "apiextensions.k8s.io/v1", "version": "v1"}],
+            "preferredVersion": {"groupVersion": "apiextensions.k8s.io/v1", "version": "v1"},
+        })];
+        for k in &state.kinds {
+            if seen.contains(&k.group) {
+                continue;
+            }
+            seen.push(k.group);
+            let mut versions: Vec<&str> = state
+                .kinds
+                .iter()
+                .filter(|o| o.group == k.group)
+                .flat_map(|o| o.versions.iter().filter(|v| v.served).map(|v| v.name))
+                .collect();
+            versions.sort_by_key(|v| std::cmp::Reverse(crate::crd::version_priority(v)));
+            versions.dedup();
+            let list: Vec<Value> = versions
+                .iter()
+                .map(|v| json!({"groupVersion": format!("{}/{v}", k.group), "version": v}))
+                .collect();
+            out.push(
+                json!({"name": k.group, "versions": list.clone(), "preferredVersion": list[0]}),
+            );
+        }
+        out
+    };
+    Some(Ok(match r {
+        Route::Version => {
+            json!({"major": "1", "minor": "37", "gitVersion": "v1.37.0-kubegen", "platform": "linux/amd64"})
+        }
+        Route::CoreGroup => {
+            json!({"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}]})
+        }
+        Route::CoreResources => {
+            json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": []})
+        }
+        Route::Groups => json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups()}),
+        Route::Group(g) => match groups().into_iter().find(|x| x["name"] == g.as_str()) {
+            Some(mut group) => {
+                group["kind"] = json!("APIGroup");
+                group["apiVersion"] = json!("v1");
+                group
+            }
+            None => return Some(Err(ApiError::no_route(&format!("/apis/{g}")))),
+        },
+        Route::Resources(g, v) if g == "apiextensions.k8s.io" && v == "v1" => json!({
+            "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "apiextensions.k8s.io/v1",
+            "resources": [{"name": "customresourcedefinitions", "singularName": "customresourcedefinition", "namespaced": false, "kind": "CustomResourceDefinition", "verbs": ["get", "list"], "shortNames": ["crd", "crds"]}],
+        }),
+        Route::Resources(g, v) => {
+            let mut resources = Vec::new();
+            for k in state.kinds.iter().filter(|k| k.group == g.as_str()) {
+                let Some(version) = k.version(v) else {
+                    continue;
+                };
+                let namespaced = k.scope == Scope::Namespaced;
+                resources.push(json!({
+                    "name": k.plural, "singularName": k.singular, "namespaced": namespaced, "kind": k.kind,
+                    "verbs": ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
+                    "shortNames": k.short_names, "categories": k.categories,
+                }));
+                if version.status {
+                    resources.push(json!({"name": format!("{}/status", k.plural), "singularName": "", "namespaced": namespaced, "kind": k.kind, "verbs": ["get", "patch", "update"]}));
+                }
+                if version.scale.is_some() {
+                    resources.push(json!({"name": format!("{}/scale", k.plural), "singularName": "", "namespaced": namespaced, "group": "autoscaling", "version": "v1", "kind": "Scale", "verbs": ["get", "patch", "update"]}));
+                }
+            }
+            if resources.is_empty() {
+                return Some(Err(ApiError::no_route(&format!("/apis/{g}/{v}"))));
+            }
+            json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": format!("{g}/{v}"), "resources": resources})
+        }
+        Route::Crds(None) => json!({
+            "kind": "CustomResourceDefinitionList", "apiVersion": "apiextensions.k8s.io/v1",
+            "metadata": {"resourceVersion": state.resource_version().to_string()},
+            "items": state.kinds.iter().map(|k| k.crd.clone()).collect::<Vec<_>>(),
+        }),
+        Route::Crds(Some(name)) => match state
+            .kinds
+            .iter()
+            .find(|k| k.crd["metadata"]["name"] == name.as_str())
+        {
+            Some(k) => k.crd.clone(),
+            None => {
+                return Some(Err(ApiError::not_found(
+                    "apiextensions.k8s.io",
+                    "customresourcedefinitions",
+                    name,
+                )));
+            }
+        },
+        Route::Object(_) => return None,
+    }))
+}
+
+fn parse_json(bytes: &[u8]) -> Result<Value, ApiError> {
+    serde_json::from_slice(bytes)
+        .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))
+}
+
+/// Serves one request.
+pub async fn handle<B>(inner: Arc<Inner>, req: Request<B>) -> Response<ResponseBody>
+where
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    if let Some(delay) = inner.faults.latency() {
+        tokio::time::sleep(delay).await;
+    }
+    if let Some(e) = inner.faults.take_failure() {
+        return error(&e);
+    }
+    let (parts, body) = req.into_parts();
+    let query: Query = parts
+        .uri
+        .query()
+        .map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect())
+        .unwrap_or_default();
+    let bytes = match Limited::new(body, MAX_BODY).collect().await {
+        Ok(c) => c.to_bytes(),
+        Err(_) => return error(&ApiError::too_large()),
+    };
+    let content_type = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_owned();
+    let path = parts.uri.path().to_owned();
+    let method = parts.method.clone();
+    let watch_requested = truthy(&query, "watch");
+
+    let outcome = {
+        let mut state = inner.lock();
+        let route = match route(&state, &path) {
+            Ok(r) => r,
+            Err(e) => return error(&e),
+        };
+        if let Some(result) = discovery(&state, &route) {
+            return match (method, result) {
+                (Method::GET, Ok(v)) => full(StatusCode::OK, &v),
+                (Method::GET, Err(e)) => error(&e),
+                (m, _) => error(&ApiError::method_not_allowed(m.as_str())),
+            };
+        }
+        let Route::Object(target) = route else {
+            return error(&ApiError::no_route(&path));
+        };
+        dispatch(
+            &mut state,
+            &target,
+            &method,
+            &query,
+            &bytes,
+            &content_type,
+            watch_requested,
+        )
+    };
+    match outcome {
+        Ok(Outcome::Json(code, v)) => {
+            full(StatusCode::from_u16(code).unwrap_or(StatusCode::OK), &v)
+        }
+        Ok(Outcome::Watch(rx, timeout)) => {
+            inner.start_bookmark_ticker();
+            let deadline = tokio::time::Instant::now() + timeout;
+            let stream = futures::stream::unfold(rx, move |mut rx| async move {
+                match tokio::time::timeout_at(deadline, rx.recv()).await {
+                    Ok(Some(frame)) => Some((Ok::<_, Infallible>(Frame::data(frame)), rx)),
+                    _ => None,
+                }
+            });
+            Response::builder()
+                .status(StatusCode::OK)
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(StreamBody::new(stream.boxed()).boxed_unsync())
+                .unwrap_or_else(|_| error(&ApiError::bad_request("watch")))
+        }
+        Err(e) => error(&e),
+    }
+}
+
+enum Outcome {
+    Json(u16, Value),
+    Watch(tokio::sync::mpsc::Receiver<Bytes>, std::time::Duration),
+}
+
+fn dispatch(
+    state: &mut State,
+    t: &Target,
+    method: &Method,
+    q: &Query,
+    body: &[u8],
+    content_type: &str,
+    watch: bool,
+) -> Result<Outcome, ApiError> {
+    let w = WriteOptions {
+        dry_run: param(q, "dryRun") == Some("All"),
+        field_manager: param(q, "fieldManager").map(str::to_owned),
+        force: param(q, "force") == Some("true"),
+    };
+    let list_options = || {
+        state.list_options(
+            t,
+            param(q, "labelSelector"),
+            param(q, "fieldSelector"),
+            param(q, "limit"),
+            param(q, "continue"),
+        )
+    };
+    let collection = t.name.is_none();
+    match (method, collection) {
+        (&Method::GET, true) if watch => {
+            let o = list_options()?;
+            let timeout = param(q, "timeoutSeconds")
+                .and_then(|s| s.parse::<u64>().ok())
+                .unwrap_or(1800);
+            let rx = state.watch(
+                t,
+                o,
+                param(q, "resourceVersion"),
+                truthy(q, "allowWatchBookmarks"),
+            )?;
+            Ok(Outcome::Watch(rx, std::time::Duration::from_secs(timeout)))
+        }
+        (&Method::GET, true) => {
+            let o = list_options()?;
+            state.list(t, &o).map(|v| Outcome::Json(200, v))
+        }
+        (&Method::POST, true) => {
+            if t.namespace.is_none() && state.kinds[t.kind].scope == Scope::Namespaced {
+                return Err(ApiError::no_route(
+                    "a namespaced kind is created in a namespace",
+                ));
+            }
+            state
+                .create(t, parse_json(body)?, &w)
+                .map(|v| Outcome::Json(if w.dry_run { 200 } else { 201 }, v))
+        }
+        (&Method::DELETE, true) => {
+            let o = list_options()?;
+            let options = if body.is_empty() {
+                json!({})
+            } else {
+                parse_json(body)?
+            };
+            state
+                .delete_collection(t, &o, &options, &w)
+                .map(|v| Outcome::Json(200, v))
+        }
+        (&Method::GET, false) => state.get(t).map(|v| Outcome::Json(200, v)),
+        (&Method::PUT, false) => state
+            .write(t, Change::Replace(parse_json(body)?), &w)
+            .map(|(c, v)| Outcome::Json(c, v)),
+        (&Method::PATCH, false) => {
+            let change = match content_type {
+                "application/merge-patch+json" => Change::MergePatch(parse_json(body)?),
+                "application/json-patch+json" => Change::JsonPatch(
+                    serde_json::from_slice(body)
+                        .map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?,
+                ),
+                "application/apply-patch+yaml" | "application/apply-patch+cbor" => {
+                    let text = std::str::from_utf8(body)
+                        .map_err(|_| ApiError::bad_request("the apply body is not UTF-8"))?;
+                    Change::Apply(serde_yaml_ng::from_str(text).map_err(|e| {
+                        ApiError::bad_request(format!("invalid apply configuration: {e}"))
+                    })?)
+                }
+                other => return Err(ApiError::unsupported_media_type(other)),
+            };
+            state.write(t, change, &w).map(|(c, v)| Outcome::Json(c, v))
+        }
+        (&Method::DELETE, false) => {
+            let options = if body.is_empty() {
+                json!({})
+            } else {
+                parse_json(body)?
+            };
+            state.delete(t, &options, &w).map(|v| Outcome::Json(200, v))
+        }
+        (m, _) => Err(ApiError::method_not_allowed(m.as_str())),
+    }
+}

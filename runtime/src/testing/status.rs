@@ -1,0 +1,170 @@
+//! Errors as the apiserver writes them: `Status` objects with reason, code and causes.
+
+use serde_json::{Value, json};
+
+use crate::schema::validate::FieldError;
+
+/// A failed request, rendered as a `Status` object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ApiError {
+    /// HTTP status code.
+    pub code: u16,
+    /// The apiserver's reason (NotFound, Conflict, Invalid, ...).
+    pub reason: &'static str,
+    /// Human-readable message.
+    pub message: String,
+    /// `details`: name, group, kind and causes.
+    pub details: Option<Value>,
+    /// Seconds for a Retry-After header (429).
+    pub retry_after: Option<u64>,
+}
+
+impl ApiError {
+    fn new(code: u16, reason: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            reason,
+            message: message.into(),
+            details: None,
+            retry_after: None,
+        }
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(400, "BadRequest", message)
+    }
+
+    pub fn not_found(group: &str, plural: &str, name: &str) -> Self {
+        let mut e = Self::new(
+            404,
+            "NotFound",
+            format!("{plural}.{group} \"{name}\" not found"),
+        );
+        e.details = Some(json!({"name": name, "group": group, "kind": plural}));
+        e
+    }
+
+    pub fn no_route(path: &str) -> Self {
+        Self::new(
+            404,
+            "NotFound",
+            format!("the server could not find the requested resource ({path})"),
+        )
+    }
+
+    pub fn method_not_allowed(method: &str) -> Self {
+        Self::new(
+            405,
+            "MethodNotAllowed",
+            format!("the server does not allow this method on the requested resource ({method})"),
+        )
+    }
+
+    pub fn already_exists(group: &str, plural: &str, name: &str) -> Self {
+        let mut e = Self::new(
+            409,
+            "AlreadyExists",
+            format!("{plural}.{group} \"{name}\" already exists"),
+        );
+        e.details = Some(json!({"name": name, "group": group, "kind": plural}));
+        e
+    }
+
+    pub fn conflict(group: &str, plural: &str, name: &str, why: &str) -> Self {
+        let mut e = Self::new(
+            409,
+            "Conflict",
+            format!("Operation cannot be fulfilled on {plural}.{group} \"{name}\": {why}"),
+        );
+        e.details = Some(json!({"name": name, "group": group, "kind": plural}));
+        e
+    }
+
+    pub fn apply_conflict(group: &str, plural: &str, name: &str, causes: Vec<Value>) -> Self {
+        let n = causes.len();
+        let mut e = Self::new(
+            409,
+            "Conflict",
+            format!(
+                "Apply failed with {n} conflict{}",
+                if n == 1 { "" } else { "s" }
+            ),
+        );
+        e.details = Some(json!({"name": name, "group": group, "kind": plural, "causes": causes}));
+        e
+    }
+
+    pub fn invalid(group: &str, kind: &str, name: &str, errors: &[FieldError]) -> Self {
+        let causes: Vec<Value> = errors
+            .iter()
+            .map(|f| json!({"reason": f.kind.as_str(), "message": f.message, "field": f.path.trim_start_matches('.')}))
+            .collect();
+        let summary: Vec<String> = errors
+            .iter()
+            .map(|f| format!("{}: {}", f.path.trim_start_matches('.'), f.message))
+            .collect();
+        let mut e = Self::new(
+            422,
+            "Invalid",
+            format!(
+                "{kind}.{group} \"{name}\" is invalid: {}",
+                summary.join(", ")
+            ),
+        );
+        e.details = Some(json!({"name": name, "group": group, "kind": kind, "causes": causes}));
+        e
+    }
+
+    pub fn gone(message: impl Into<String>) -> Self {
+        Self::new(410, "Expired", message)
+    }
+
+    pub fn unsupported_media_type(content_type: &str) -> Self {
+        Self::new(
+            415,
+            "UnsupportedMediaType",
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml (got {content_type})"
+            ),
+        )
+    }
+
+    pub fn too_large() -> Self {
+        Self::new(413, "RequestEntityTooLarge", "the request is too large")
+    }
+
+    /// A fault injected by a test (500, 429, 410, ...).
+    pub fn injected(code: u16, retry_after: Option<u64>) -> Self {
+        let reason = match code {
+            429 => "TooManyRequests",
+            410 => "Expired",
+            500 => "InternalError",
+            503 => "ServiceUnavailable",
+            504 => "Timeout",
+            _ => "Unknown",
+        };
+        let mut e = Self::new(code, reason, format!("injected fault: {code} {reason}"));
+        e.retry_after = retry_after;
+        e
+    }
+
+    /// The `Status` object.
+    pub fn to_status(&self) -> Value {
+        let mut status = json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.code,
+        });
+        if let Some(details) = &self.details {
+            status["details"] = details.clone();
+        }
+        if let Some(secs) = self.retry_after {
+            status["details"]["retryAfterSeconds"] = json!(secs);
+        }
+        status
+    }
+}
