@@ -5,4 +5,5 @@
 
 pub mod cronjob;
 pub mod database;
+pub mod tour;
 pub mod widget;

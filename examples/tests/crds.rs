@@ -267,3 +267,43 @@ fn widget_objects_default_and_round_trip() {
     );
     assert_eq!(back["kind"], "Widget");
 }
+
+#[tokio::test]
+async fn the_client_tour_runs_against_the_in_memory_server() {
+    let server = kubegen::testing::ApiServer::new();
+    let text = kubegen_examples::tour::client_tour(&server.client(), "tour")
+        .await
+        .unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("created databases/orders: uid 00000000-"),
+        "{text}"
+    );
+    assert!(
+        text.contains("team=shop selects 1 of 2 databases"),
+        "{text}"
+    );
+    assert!(
+        text.contains("defaulted it to schedule \"0 3 * * *\", 7 days"),
+        "{text}"
+    );
+    assert!(text.contains("409 Conflict, as expected"), "{text}");
+    assert!(
+        text.contains("retry_on_conflict upgraded to version 17 (generation 3)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("status subresource: ready=true, generation still 3"),
+        "{text}"
+    );
+    assert!(text.contains("managed by [\"tour\"]"), "{text}");
+    assert!(
+        text.contains("the watch saw: ADDED billing, MODIFIED orders, MODIFIED orders"),
+        "{text}"
+    );
+    assert!(text.contains("to 5 replicas"), "{text}");
+    assert!(
+        text.ends_with("deleted billing; 2 databases remain\n"),
+        "{text}"
+    );
+}

@@ -148,7 +148,8 @@ impl ApiServer {
         }
     }
 
-    /// A kube client talking to this server, with default namespace `default`.
+    /// A kube client talking to this server, with default namespace `default`. Like any
+    /// `kube::Client`, it must be created inside a Tokio runtime.
     pub fn client(&self) -> kube::Client {
         kube::Client::new(self.service(), "default")
     }

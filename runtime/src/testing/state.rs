@@ -279,25 +279,23 @@ impl State {
         })
     }
 
-    fn matches(
-        &self,
-        t_kind: usize,
-        namespace: &Option<String>,
-        o: &ListOptions,
-        object: &Value,
-        version: &str,
-    ) -> bool {
+    fn matches(namespace: &Option<String>, o: &ListOptions, object: &Value) -> bool {
         let ns = meta_str(object, "namespace").unwrap_or("");
-        let in_ns = namespace.as_deref().is_none_or(|n| n == ns);
-        let _ = (t_kind, version);
-        in_ns && o.labels.matches(&labels(object)) && o.fields.matches(object)
+        namespace.as_deref().is_none_or(|n| n == ns)
+            && (o.labels.0.is_empty() || o.labels.matches(&labels(object)))
+            && o.fields.matches(object)
     }
 
+    /// The objects a list or watch selects, in key order. A namespaced request scans only
+    /// its namespace's key range, so its cost follows the namespace, not the store.
     fn selected(&self, t: &Target, o: &ListOptions) -> Vec<(&Key, &Value)> {
+        let ns = t.namespace.clone().unwrap_or_default();
         self.objects
-            .range((t.kind, String::new(), String::new())..)
-            .take_while(|((k, _, _), _)| *k == t.kind)
-            .filter(|(_, obj)| self.matches(t.kind, &t.namespace, o, obj, &t.version))
+            .range((t.kind, ns, String::new())..)
+            .take_while(|((k, n, _), _)| {
+                *k == t.kind && t.namespace.as_ref().is_none_or(|want| want == n)
+            })
+            .filter(|(_, obj)| Self::matches(&t.namespace, o, obj))
             .collect()
     }
 
@@ -1042,11 +1040,11 @@ impl State {
         if e.kind != w.kind || w.namespace.as_ref().is_some_and(|n| *n != e.namespace) {
             return None;
         }
-        let now = self.matches(w.kind, &w.namespace, &w.options, &e.new, &w.version);
+        let now = Self::matches(&w.namespace, &w.options, &e.new);
         let before = e
             .old
             .as_ref()
-            .is_some_and(|o| self.matches(w.kind, &w.namespace, &w.options, o, &w.version));
+            .is_some_and(|o| Self::matches(&w.namespace, &w.options, o));
         let event_type = match (e.event_type, before, now) {
             ("DELETED", true, _) => "DELETED",
             ("DELETED", false, _) => return None,
