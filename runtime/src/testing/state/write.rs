@@ -1,0 +1,342 @@
+//! Writes: create and update (PUT and patches), with the status subresource's rules.
+
+use super::*;
+
+impl State {
+    pub fn create(
+        &mut self,
+        t: &Target,
+        mut body: Value,
+        w: &WriteOptions,
+    ) -> Result<Value, ApiError> {
+        if !body.is_object() {
+            return Err(ApiError::bad_request("the body must be a JSON object"));
+        }
+        self.check_type(t, &body)?;
+        if !body["metadata"].is_object() {
+            body["metadata"] = json!({});
+        }
+        let e = self.entry(t);
+        let (group, plural, kind) = (e.group, e.plural, e.kind);
+        match (&t.namespace, meta_str(&body, "namespace")) {
+            (Some(path), Some(b)) if path != b => {
+                return Err(ApiError::bad_request(
+                    "the namespace of the provided object does not match the namespace sent on the request",
+                ));
+            }
+            (Some(path), _) => body["metadata"]["namespace"] = json!(path),
+            (None, _) => {
+                if let Value::Object(m) = &mut body["metadata"] {
+                    m.remove("namespace");
+                }
+            }
+        }
+        let name = match (meta_str(&body, "name"), meta_str(&body, "generateName")) {
+            (Some(n), _) if !n.is_empty() => n.to_owned(),
+            (_, Some(prefix)) if !prefix.is_empty() => {
+                self.sequence += 1;
+                format!("{prefix}{}", suffix(self.sequence))
+            }
+            _ => {
+                let errors = [crate::schema::validate::FieldError {
+                    path: ".metadata.name".into(),
+                    kind: crate::schema::validate::FieldErrorType::Required,
+                    message: "name or generateName is required".into(),
+                }];
+                return Err(ApiError::invalid(group, kind, "", &errors));
+            }
+        };
+        let key = self.key(t, &name);
+        if self.objects.contains_key(&key) {
+            return Err(ApiError::already_exists(group, plural, &name));
+        }
+        if self.version(t).status
+            && let Value::Object(m) = &mut body
+        {
+            m.remove("status");
+        }
+        body["apiVersion"] = json!(self.entry(t).api_version(&t.version));
+        body["kind"] = json!(kind);
+        self.sequence += 1;
+        let m = &mut body["metadata"];
+        m["name"] = json!(name);
+        m["uid"] = json!(format!("00000000-0000-4000-8000-{:012x}", self.sequence));
+        m["creationTimestamp"] = json!(now());
+        m["generation"] = json!(1);
+        if let Value::Object(m) = m {
+            for k in [
+                "deletionTimestamp",
+                "deletionGracePeriodSeconds",
+                "resourceVersion",
+                "selfLink",
+                "managedFields",
+            ] {
+                m.remove(k);
+            }
+        }
+        self.admit(t, &mut body)?;
+        let manager = w.field_manager.clone().unwrap_or_else(|| "unknown".into());
+        record_update(
+            &mut body,
+            &Value::Null,
+            &manager,
+            &self.entry(t).api_version(&t.version),
+            None,
+        );
+        if w.dry_run {
+            return Ok(self.present(t, &body));
+        }
+        let stored = self.commit(key, body, None);
+        Ok(self.present(t, &stored))
+    }
+
+    /// Applies a write to an existing object (or creates it, for apply).
+    pub fn write(
+        &mut self,
+        t: &Target,
+        change: Change,
+        w: &WriteOptions,
+    ) -> Result<(u16, Value), ApiError> {
+        let name = self.name(t)?.to_owned();
+        let key = self.key(t, &name);
+        let existing = match self.objects.get(&key) {
+            Some(o) => self.present(t, o),
+            None => {
+                return match change {
+                    Change::Apply(applied) if t.subresource.is_none() => {
+                        let mut body = applied.clone();
+                        if !body["metadata"].is_object() {
+                            body["metadata"] = json!({});
+                        }
+                        body["metadata"]["name"] = json!(name);
+                        let created = self.create(
+                            t,
+                            body,
+                            &WriteOptions {
+                                field_manager: None,
+                                ..w.clone()
+                            },
+                        )?;
+                        let manager = w.field_manager.clone().unwrap_or_default();
+                        let mut with_owner = created;
+                        // The applier owns what it applied; create's own Update entry goes.
+                        if let Value::Object(m) = &mut with_owner["metadata"] {
+                            m.remove("managedFields");
+                        }
+                        set_entry(
+                            &mut with_owner,
+                            &manager,
+                            "Apply",
+                            None,
+                            &fields::leaves(&applied),
+                            &self.entry(t).api_version(&t.version),
+                        );
+                        if !w.dry_run
+                            && let Some(stored) = self.objects.get_mut(&key)
+                        {
+                            stored["metadata"]["managedFields"] =
+                                with_owner["metadata"]["managedFields"].clone();
+                        }
+                        Ok((201, with_owner))
+                    }
+                    _ => Err(self.not_found(t, &name)),
+                };
+            }
+        };
+        if t.subresource.as_deref() == Some("scale") {
+            return self.write_scale(t, existing, change, w).map(|v| (200, v));
+        }
+        let status_only = t.subresource.as_deref() == Some("status");
+        let api_version = self.entry(t).api_version(&t.version);
+        let manager = w.field_manager.clone().unwrap_or_else(|| "unknown".into());
+        let (mut new, applied) = match change {
+            Change::Replace(body) => {
+                self.check_type(t, &body)?;
+                match meta_str(&body, "resourceVersion") {
+                    None | Some("") => {
+                        let e = self.entry(t);
+                        let errors = [crate::schema::validate::FieldError {
+                            path: ".metadata.resourceVersion".into(),
+                            kind: crate::schema::validate::FieldErrorType::Invalid,
+                            message: "must be specified for an update".into(),
+                        }];
+                        return Err(ApiError::invalid(e.group, e.kind, &name, &errors));
+                    }
+                    _ => {}
+                }
+                (body, None)
+            }
+            Change::MergePatch(patch) => {
+                let mut doc = existing.clone();
+                json_patch::merge(&mut doc, &patch);
+                (doc, None)
+            }
+            Change::JsonPatch(patch) => {
+                let mut doc = existing.clone();
+                json_patch::patch(&mut doc, &patch).map_err(|e| {
+                    let mut err =
+                        ApiError::bad_request(format!("the JSON patch could not be applied: {e}"));
+                    err.code = 422;
+                    err.reason = "Invalid";
+                    err
+                })?;
+                (doc, None)
+            }
+            Change::Apply(applied) => {
+                self.check_type(t, &applied)?;
+                let doc = self.apply(t, &existing, &applied, &manager, w.force)?;
+                (doc, Some(applied))
+            }
+        };
+        if meta_str(&new, "name").is_some_and(|n| n != name) {
+            return Err(ApiError::bad_request(
+                "the name of the object does not match the name on the URL",
+            ));
+        }
+        let current_rv = meta_str(&existing, "resourceVersion")
+            .unwrap_or("")
+            .to_owned();
+        if let Some(rv) = meta_str(&new, "resourceVersion")
+            && !rv.is_empty()
+            && rv != current_rv
+        {
+            let e = self.entry(t);
+            return Err(ApiError::conflict(
+                e.group,
+                e.plural,
+                &name,
+                "the object has been modified; please apply your changes to the latest version and try again",
+            ));
+        }
+        // Server-owned metadata comes from the stored object.
+        let mut result = if status_only {
+            let mut r = existing.clone();
+            r["status"] = new.get("status").cloned().unwrap_or(Value::Null);
+            if r["status"].is_null()
+                && let Value::Object(m) = &mut r
+            {
+                m.remove("status");
+            }
+            r
+        } else {
+            for k in [
+                "uid",
+                "creationTimestamp",
+                "generation",
+                "deletionTimestamp",
+                "deletionGracePeriodSeconds",
+                "namespace",
+                "managedFields",
+            ] {
+                match existing["metadata"].get(k) {
+                    Some(v) => new["metadata"][k] = v.clone(),
+                    None => {
+                        if let Value::Object(m) = &mut new["metadata"] {
+                            m.remove(k);
+                        }
+                    }
+                }
+            }
+            if self.version(t).status {
+                match existing.get("status") {
+                    Some(s) => new["status"] = s.clone(),
+                    None => {
+                        if let Value::Object(m) = &mut new {
+                            m.remove("status");
+                        }
+                    }
+                }
+            }
+            new
+        };
+        result["apiVersion"] = json!(api_version);
+        result["kind"] = json!(self.entry(t).kind);
+        result["metadata"]["resourceVersion"] = json!(current_rv);
+        self.admit(t, &mut result)?;
+        let spec_changed = without(&result, &["metadata", "status"])
+            != without(&existing, &["metadata", "status"]);
+        if spec_changed && !status_only {
+            let generation = existing["metadata"]["generation"].as_i64().unwrap_or(1);
+            result["metadata"]["generation"] = json!(generation + 1);
+        }
+        let subresource = status_only.then_some("status");
+        match &applied {
+            Some(applied) => {
+                let owned = fields::leaves(&strip_for_apply(
+                    applied,
+                    status_only,
+                    self.version(t).status,
+                ));
+                set_entry(
+                    &mut result,
+                    &manager,
+                    "Apply",
+                    subresource,
+                    &owned,
+                    &api_version,
+                );
+            }
+            None => record_update(&mut result, &existing, &manager, &api_version, subresource),
+        }
+        if without(&result, &["metadata"]) == without(&existing, &["metadata"])
+            && result["metadata"] == existing["metadata"]
+        {
+            return Ok((200, existing));
+        }
+        let finalizers_done = result["metadata"]["deletionTimestamp"].is_string()
+            && result["metadata"]["finalizers"]
+                .as_array()
+                .is_none_or(|f| f.is_empty());
+        if w.dry_run {
+            return Ok((200, result));
+        }
+        if finalizers_done {
+            self.objects.insert(key.clone(), result);
+            let removed = self.remove(key).unwrap_or_default();
+            return Ok((200, self.present(t, &removed)));
+        }
+        let old = self.objects.get(&key).cloned();
+        let stored = self.commit(key, result, old);
+        Ok((200, self.present(t, &stored)))
+    }
+}
+
+/// A generateName suffix: five characters from the apiserver's alphabet.
+pub(super) fn suffix(n: u64) -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let mut x = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (0..5)
+        .map(|_| {
+            let c = ALPHABET[(x % ALPHABET.len() as u64) as usize] as char;
+            x /= ALPHABET.len() as u64;
+            c
+        })
+        .collect()
+}
+
+/// An applied configuration without what apply does not own: server metadata, and status
+/// (or everything but status, for the status subresource).
+pub(super) fn strip_for_apply(applied: &Value, status_only: bool, has_status: bool) -> Value {
+    let mut a = applied.clone();
+    if let Value::Object(m) = &mut a {
+        if status_only {
+            m.retain(|k, _| k == "status" || k == "apiVersion" || k == "kind");
+        } else if has_status {
+            m.remove("status");
+        }
+        if let Some(Value::Object(meta)) = m.get_mut("metadata") {
+            meta.retain(|k, _| {
+                matches!(
+                    k.as_str(),
+                    "labels"
+                        | "annotations"
+                        | "finalizers"
+                        | "ownerReferences"
+                        | "name"
+                        | "namespace"
+                )
+            });
+        }
+    }
+    a
+}
