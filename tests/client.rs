@@ -120,37 +120,15 @@ async fn env() -> Env {
 
 async fn real_cluster(path: &str, ns: String) -> Env {
     use k8s_openapi::api::core::v1::Namespace;
-    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
     let kubeconfig =
         kube::config::Kubeconfig::read_from(path).expect("KUBEGEN_TEST_KUBECONFIG is readable");
     let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
         .await
         .expect("a valid kubeconfig");
     let client = kube::Client::try_from(config).expect("a client");
-    let crds: kube::Api<CustomResourceDefinition> = kube::Api::all(client.clone());
-    for crd in kubegen::registry::crds().expect("valid CRDs") {
-        let name = crd.metadata.name.clone().unwrap_or_default();
-        crds.patch(
-            &name,
-            &PatchParams::apply("kubegen-test").force(),
-            &Patch::Apply(&crd),
-        )
+    kubegen::crd::install(&client, "kubegen-test", Duration::from_secs(60))
         .await
-        .expect("CRD applied");
-        for _ in 0..60 {
-            let c = crds.get(&name).await.expect("CRD readable");
-            let established = c
-                .status
-                .and_then(|s| s.conditions)
-                .unwrap_or_default()
-                .iter()
-                .any(|c| c.type_ == "Established" && c.status == "True");
-            if established {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(500)).await;
-        }
-    }
+        .expect("CRDs installed");
     let namespaces: kube::Api<Namespace> = kube::Api::all(client.clone());
     let body: Namespace = serde_json::from_value(json!({"metadata": {"name": ns}})).unwrap();
     namespaces
@@ -1374,5 +1352,21 @@ async fn the_server_listens_on_loopback() {
     assert!(
         watched.contains(r#""type":"ADDED""#) && watched.contains("from-kubectl"),
         "{watched}"
+    );
+}
+
+#[tokio::test]
+async fn installing_crds_waits_until_they_are_established() {
+    let e = env().await;
+    let names = kubegen::crd::install(&e.client, "kubegen-test", Duration::from_secs(30))
+        .await
+        .unwrap();
+    assert!(
+        names.contains(&"gadgets.client.kubegen.dev".to_string()),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"plains.client.kubegen.dev".to_string()),
+        "{names:?}"
     );
 }

@@ -4,7 +4,7 @@
 //! `cargo run --example client_tour -- --kubeconfig ~/.kube/config` against a real cluster
 //! (it applies the example CRDs and works in a new namespace).
 
-use kubegen::client::{Patch, PatchParams, PostParams};
+use kubegen::client::PostParams;
 use kubegen::testing::ApiServer;
 
 #[tokio::main]
@@ -39,24 +39,14 @@ async fn main() {
 
 async fn real_cluster(path: &str) -> Result<String, String> {
     use k8s_openapi::api::core::v1::Namespace;
-    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
     let kubeconfig = kube::config::Kubeconfig::read_from(path).map_err(|e| e.to_string())?;
     let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
         .await
         .map_err(|e| e.to_string())?;
     let client = kube::Client::try_from(config).map_err(|e| e.to_string())?;
-    let crds: kube::Api<CustomResourceDefinition> = kube::Api::all(client.clone());
-    for crd in kubegen::registry::crds().map_err(|e| e.to_string())? {
-        let name = crd.metadata.name.clone().unwrap_or_default();
-        crds.patch(
-            &name,
-            &PatchParams::apply("client-tour").force(),
-            &Patch::Apply(&crd),
-        )
+    kubegen::crd::install(&client, "client-tour", std::time::Duration::from_secs(60))
         .await
         .map_err(|e| e.to_string())?;
-    }
-    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
     let namespace = format!("client-tour-{}", std::process::id());
     let ns: Namespace =
         serde_json::from_value(serde_json::json!({"metadata": {"name": namespace}}))

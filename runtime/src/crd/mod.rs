@@ -1,6 +1,9 @@
 //! Assembling CustomResourceDefinitions, and merging the versions of one kind into one CRD.
 
 pub mod crdgen;
+mod install;
+
+pub use install::{InstallError, install};
 
 use std::collections::BTreeMap;
 

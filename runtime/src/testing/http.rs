@@ -293,8 +293,13 @@ where
             Err(e) => return error(&e),
         };
         if let Some(result) = discovery(&state, &route) {
+            // Applying or updating a CRD the server already serves (as an operator does at
+            // start-up) is acknowledged with the served CRD; new kinds cannot be added.
+            let crd_write = matches!(route, Route::Crds(Some(_)))
+                && matches!(method, Method::PATCH | Method::PUT);
             return match (method, result) {
                 (Method::GET, Ok(v)) => full(StatusCode::OK, &v),
+                (_, Ok(v)) if crd_write => full(StatusCode::OK, &v),
                 (Method::GET, Err(e)) => error(&e),
                 (m, _) => error(&ApiError::method_not_allowed(m.as_str())),
             };

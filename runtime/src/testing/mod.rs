@@ -124,10 +124,19 @@ impl ApiServer {
             .into_iter()
             .filter(|versions| !versions.is_empty())
             .map(|versions| {
-                let crd = crate::crd::build(&versions)
+                let mut crd = crate::crd::build(&versions)
                     .ok()
                     .and_then(|c| serde_json::to_value(c).ok())
                     .unwrap_or_default();
+                let storage: Vec<&str> = versions.iter().filter(|v| v.storage).map(|v| v.version).collect();
+                crd["status"] = serde_json::json!({
+                    "acceptedNames": crd["spec"]["names"].clone(),
+                    "storedVersions": storage,
+                    "conditions": [
+                        {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "message": "no conflicts found"},
+                        {"type": "Established", "status": "True", "reason": "InitialNamesAccepted", "message": "the initial names have been accepted"},
+                    ],
+                });
                 KindEntry::from_versions(&versions, crd)
             })
             .collect();
