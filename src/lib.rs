@@ -32,7 +32,8 @@
 pub use kubegen_derive::{ApiType, CustomResource};
 pub use kubegen_runtime::{
     ApiFields, CrdError, CustomResource, DeepCopy, Defaults, FieldInfo, List, PrinterColumn,
-    ResourceInfo, ScaleInfo, Scope, client, crd, crdgen, registry, schema,
+    ResourceInfo, ScaleInfo, Scope, cache, client, crd, crdgen, informer, registry, schema,
+    selector, workqueue,
 };
 
 /// The in-memory API server for tests (feature `testing`).

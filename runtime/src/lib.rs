@@ -4,16 +4,20 @@
 //! Each module mirrors one generator in `kubegen-derive`: the derive names types and fixes
 //! field lists; the logic lives here, once, where it is tested.
 
+pub mod cache;
 pub mod client;
 pub mod crd;
 pub mod deepcopy;
 pub mod defaults;
 pub mod fields;
+pub mod informer;
 pub mod registry;
 pub mod resource;
 pub mod schema;
+pub mod selector;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod workqueue;
 
 pub use crd::{CrdError, crdgen};
 pub use deepcopy::DeepCopy;

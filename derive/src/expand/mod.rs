@@ -5,6 +5,7 @@ pub mod deepcopy;
 pub mod defaults;
 pub mod fields;
 pub mod kind;
+pub mod lister;
 pub mod schema;
 
 use proc_macro2::TokenStream;

@@ -285,6 +285,9 @@ where
     let path = parts.uri.path().to_owned();
     let method = parts.method.clone();
     let watch_requested = truthy(&query, "watch");
+    if watch_requested && inner.faults.take_watch_failure() {
+        return error(&ApiError::injected(500, None));
+    }
 
     let outcome = {
         let mut state = inner.lock();

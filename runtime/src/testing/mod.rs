@@ -18,7 +18,6 @@
 mod fields;
 mod http;
 mod schema_ops;
-pub mod selectors;
 mod state;
 mod status;
 
@@ -74,6 +73,7 @@ impl Inner {
 #[derive(Default)]
 pub struct FaultState {
     failures: Mutex<(u32, u16, Option<u64>)>,
+    watch_failures: AtomicU64,
     latency_ms: AtomicU64,
 }
 
@@ -85,6 +85,12 @@ impl FaultState {
         }
         f.0 -= 1;
         Some(ApiError::injected(f.1, f.2))
+    }
+
+    fn take_watch_failure(&self) -> bool {
+        self.watch_failures
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
     }
 
     fn latency(&self) -> Option<Duration> {
@@ -250,6 +256,16 @@ impl Faults<'_> {
             .failures
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = (n, 429, Some(retry_after_seconds));
+    }
+
+    /// Fails the next `n` watch requests with 500 (other requests succeed): a client's
+    /// watch stays down while the test changes objects, as in a network partition.
+    pub fn fail_watches(&self, n: u64) {
+        self.server
+            .inner
+            .faults
+            .watch_failures
+            .store(n, Ordering::SeqCst);
     }
 
     /// Ends every open watch (clients see the stream close and re-watch).

@@ -8,9 +8,9 @@ use tokio::sync::mpsc;
 
 use super::fields::{self, FieldPath};
 use super::schema_ops::admit;
-use super::selectors::{FieldSelector, LabelSelector};
 use super::status::ApiError;
 use crate::resource::{ResourceInfo, ScaleInfo, Scope};
+use crate::selector::{FieldSelector, LabelSelector};
 
 mod apply;
 mod scale;

@@ -1,4 +1,5 @@
-//! Label and field selectors, parsed the way the apiserver parses them.
+//! Label and field selectors, parsed the way the apiserver parses them. Listers filter
+//! with them; the in-memory server serves them.
 
 use std::collections::BTreeMap;
 
@@ -60,6 +61,11 @@ fn value_list(s: &str) -> Result<Vec<String>, String> {
 }
 
 impl LabelSelector {
+    /// The selector that matches everything.
+    pub fn everything() -> Self {
+        Self(Vec::new())
+    }
+
     /// Parses `a=b,c!=d,e in (x,y),f notin (z),g,!h`.
     pub fn parse(s: &str) -> Result<Self, String> {
         let mut reqs = Vec::new();

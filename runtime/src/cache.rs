@@ -1,0 +1,420 @@
+//! lister-gen's backing store: a thread-safe indexed cache of `Arc<K>`.
+//!
+//! Objects are stored once, behind `Arc`, keyed by `namespace/name`. A namespace index is
+//! built in and custom indexers (`fn(&K) -> Vec<String>`) can be added before the first
+//! object arrives; index lookups touch only the matching keys, so listing one namespace
+//! costs in proportion to that namespace, not to the cache.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use kube::Resource;
+
+use crate::selector::LabelSelector;
+
+/// Computes the values under which an object is indexed.
+pub type IndexFunc<K> = Arc<dyn Fn(&K) -> Vec<String> + Send + Sync>;
+
+/// The built-in index: objects by namespace.
+pub const NAMESPACE_INDEX: &str = "namespace";
+
+/// Why an indexer could not be added.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum IndexerError {
+    /// Indexers must be added before the store holds objects (before the informer starts).
+    #[error(
+        "indexer `{0}` was added after the cache started filling; add indexers before starting the informer"
+    )]
+    AlreadyStarted(String),
+    /// An indexer of that name exists.
+    #[error("an indexer named `{0}` already exists")]
+    Duplicate(String),
+}
+
+/// The cache key of an object: `namespace/name`, or `name` for cluster-scoped objects.
+pub fn key_of<K: Resource>(object: &K) -> Arc<str> {
+    let meta = object.meta();
+    let name = meta.name.as_deref().unwrap_or("");
+    match meta.namespace.as_deref() {
+        Some(ns) if !ns.is_empty() => format!("{ns}/{name}").into(),
+        _ => name.into(),
+    }
+}
+
+fn key(namespace: Option<&str>, name: &str) -> String {
+    match namespace {
+        Some(ns) => format!("{ns}/{name}"),
+        None => name.to_owned(),
+    }
+}
+
+struct Entry<K> {
+    object: Arc<K>,
+    /// The values the object was indexed under, per indexer, to unindex it later.
+    indexed: Vec<Vec<String>>,
+}
+
+struct Inner<K> {
+    items: HashMap<Arc<str>, Entry<K>>,
+    indexers: Vec<(String, IndexFunc<K>)>,
+    /// Per indexer (same order), value → keys.
+    indices: Vec<HashMap<String, HashSet<Arc<str>>>>,
+}
+
+/// A thread-safe indexed store of `Arc<K>`.
+pub struct Store<K> {
+    inner: RwLock<Inner<K>>,
+}
+
+impl<K: Resource + Send + Sync + 'static> Default for Store<K> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K: Resource + Send + Sync + 'static> Store<K> {
+    /// An empty store with the namespace index.
+    pub fn new() -> Self {
+        let namespace: IndexFunc<K> =
+            Arc::new(|o: &K| o.meta().namespace.iter().cloned().collect());
+        Store {
+            inner: RwLock::new(Inner {
+                items: HashMap::new(),
+                indexers: vec![(NAMESPACE_INDEX.to_owned(), namespace)],
+                indices: vec![HashMap::new()],
+            }),
+        }
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, Inner<K>> {
+        // Index functions run before any mutation, so a panic in one leaves the maps as they
+        // were: a poisoned lock still guards consistent data.
+        self.inner.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Inner<K>> {
+        self.inner.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Adds a custom indexer. Only before the store holds objects.
+    pub fn add_indexer(
+        &self,
+        name: &str,
+        index: impl Fn(&K) -> Vec<String> + Send + Sync + 'static,
+    ) -> Result<(), IndexerError> {
+        let mut inner = self.write();
+        if !inner.items.is_empty() {
+            return Err(IndexerError::AlreadyStarted(name.to_owned()));
+        }
+        if inner.indexers.iter().any(|(n, _)| n == name) {
+            return Err(IndexerError::Duplicate(name.to_owned()));
+        }
+        inner.indexers.push((name.to_owned(), Arc::new(index)));
+        inner.indices.push(HashMap::new());
+        Ok(())
+    }
+
+    /// Inserts or replaces an object; returns the previous version.
+    pub fn insert(&self, object: Arc<K>) -> Option<Arc<K>> {
+        let key = key_of(&*object);
+        let mut guard = self.write();
+        let inner = &mut *guard;
+        // Index functions run under the lock (as client-go's do): they must be quick and
+        // must not touch this store.
+        let indexed: Vec<Vec<String>> = inner.indexers.iter().map(|(_, f)| f(&object)).collect();
+        for (values, index) in indexed.iter().zip(inner.indices.iter_mut()) {
+            for v in values {
+                match index.get_mut(v.as_str()) {
+                    Some(keys) => {
+                        keys.insert(key.clone());
+                    }
+                    None => {
+                        index.insert(v.clone(), HashSet::from([key.clone()]));
+                    }
+                }
+            }
+        }
+        let old = inner.items.insert(key.clone(), Entry { object, indexed });
+        if let Some(old) = &old {
+            // Values the object is still indexed under were just re-added above; remove
+            // only the ones it left.
+            let current = &inner.items[&key].indexed;
+            for ((old_values, new_values), index) in old
+                .indexed
+                .iter()
+                .zip(current)
+                .zip(inner.indices.iter_mut())
+            {
+                for v in old_values.iter().filter(|v| !new_values.contains(v)) {
+                    if let Some(keys) = index.get_mut(v.as_str()) {
+                        keys.remove(&key);
+                        if keys.is_empty() {
+                            index.remove(v.as_str());
+                        }
+                    }
+                }
+            }
+        }
+        old.map(|e| e.object)
+    }
+
+    /// Removes an object by key; returns it.
+    pub fn remove(&self, key: &str) -> Option<Arc<K>> {
+        let mut inner = self.write();
+        let entry = inner.items.remove(key)?;
+        let key: Arc<str> = key.into();
+        unindex(&mut inner.indices, &key, &entry.indexed);
+        Some(entry.object)
+    }
+
+    /// The object at `namespace/name` (or `name` for cluster-scoped kinds).
+    pub fn get(&self, namespace: Option<&str>, name: &str) -> Option<Arc<K>> {
+        self.read()
+            .items
+            .get(key(namespace, name).as_str())
+            .map(|e| e.object.clone())
+    }
+
+    /// The object under a cache key.
+    pub fn get_by_key(&self, key: &str) -> Option<Arc<K>> {
+        self.read().items.get(key).map(|e| e.object.clone())
+    }
+
+    /// Every object the selector matches.
+    pub fn list(&self, selector: &LabelSelector) -> Vec<Arc<K>> {
+        self.read()
+            .items
+            .values()
+            .filter(|e| matches(&*e.object, selector))
+            .map(|e| e.object.clone())
+            .collect()
+    }
+
+    /// The objects whose indexer `index` produced `value`; costs in proportion to the result.
+    pub fn by_index(&self, index: &str, value: &str) -> Vec<Arc<K>> {
+        let inner = self.read();
+        let Some(i) = inner.indexers.iter().position(|(n, _)| n == index) else {
+            return Vec::new();
+        };
+        match inner.indices[i].get(value) {
+            Some(keys) => keys
+                .iter()
+                .filter_map(|k| inner.items.get(k))
+                .map(|e| e.object.clone())
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// The objects in `namespace` that the selector matches.
+    pub fn list_namespace(&self, namespace: &str, selector: &LabelSelector) -> Vec<Arc<K>> {
+        let inner = self.read();
+        match inner.indices[0].get(namespace) {
+            Some(keys) => keys
+                .iter()
+                .filter_map(|k| inner.items.get(k))
+                .filter(|e| matches(&*e.object, selector))
+                .map(|e| e.object.clone())
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// Every cache key.
+    pub fn keys(&self) -> Vec<Arc<str>> {
+        self.read().items.keys().cloned().collect()
+    }
+
+    /// How many objects are cached.
+    pub fn len(&self) -> usize {
+        self.read().items.len()
+    }
+
+    /// Whether the cache is empty.
+    pub fn is_empty(&self) -> bool {
+        self.read().items.is_empty()
+    }
+}
+
+fn unindex(
+    indices: &mut [HashMap<String, HashSet<Arc<str>>>],
+    key: &Arc<str>,
+    indexed: &[Vec<String>],
+) {
+    for (values, index) in indexed.iter().zip(indices.iter_mut()) {
+        for v in values {
+            if let Some(keys) = index.get_mut(v) {
+                keys.remove(key);
+                if keys.is_empty() {
+                    index.remove(v);
+                }
+            }
+        }
+    }
+}
+
+fn matches<K: Resource>(object: &K, selector: &LabelSelector) -> bool {
+    if selector.0.is_empty() {
+        return true;
+    }
+    static EMPTY: std::sync::OnceLock<std::collections::BTreeMap<String, String>> =
+        std::sync::OnceLock::new();
+    let labels = object
+        .meta()
+        .labels
+        .as_ref()
+        .unwrap_or_else(|| EMPTY.get_or_init(Default::default));
+    selector.matches(labels)
+}
+
+/// Reads a kind's cache: the generic half of every generated `XLister`.
+pub struct Lister<K> {
+    store: Arc<Store<K>>,
+}
+
+impl<K> Clone for Lister<K> {
+    fn clone(&self) -> Self {
+        Lister {
+            store: self.store.clone(),
+        }
+    }
+}
+
+impl<K: Resource + Send + Sync + 'static> Lister<K> {
+    /// A lister over `store`.
+    pub fn new(store: Arc<Store<K>>) -> Self {
+        Lister { store }
+    }
+
+    /// Every cached object the selector matches.
+    pub fn list(&self, selector: &LabelSelector) -> Vec<Arc<K>> {
+        self.store.list(selector)
+    }
+
+    /// Objects by a named index (`namespace` is built in).
+    pub fn by_index(&self, index: &str, value: &str) -> Vec<Arc<K>> {
+        self.store.by_index(index, value)
+    }
+
+    /// A cluster-scoped object by name (generated listers expose this as `get`).
+    pub fn get_cluster(&self, name: &str) -> Option<Arc<K>> {
+        self.store.get(None, name)
+    }
+
+    /// The objects of one namespace (generated listers name this after the kind).
+    pub fn namespace(&self, namespace: &str) -> NamespaceLister<K> {
+        NamespaceLister {
+            store: self.store.clone(),
+            namespace: namespace.to_owned(),
+        }
+    }
+
+    /// The underlying store.
+    pub fn store(&self) -> &Arc<Store<K>> {
+        &self.store
+    }
+}
+
+/// Reads one namespace of a kind's cache.
+pub struct NamespaceLister<K> {
+    store: Arc<Store<K>>,
+    namespace: String,
+}
+
+impl<K: Resource + Send + Sync + 'static> NamespaceLister<K> {
+    /// The object `name` in this namespace.
+    pub fn get(&self, name: &str) -> Option<Arc<K>> {
+        self.store.get(Some(&self.namespace), name)
+    }
+
+    /// The objects in this namespace that the selector matches.
+    pub fn list(&self, selector: &LabelSelector) -> Vec<Arc<K>> {
+        self.store.list_namespace(&self.namespace, selector)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+    fn cm(ns: &str, name: &str, app: &str) -> Arc<ConfigMap> {
+        Arc::new(ConfigMap {
+            metadata: ObjectMeta {
+                name: Some(name.into()),
+                namespace: Some(ns.into()),
+                labels: Some([("app".to_string(), app.to_string())].into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn indexes_follow_inserts_updates_and_removals() {
+        let store: Store<ConfigMap> = Store::new();
+        store
+            .add_indexer("app", |c: &ConfigMap| {
+                c.metadata
+                    .labels
+                    .iter()
+                    .flat_map(|l| l.get("app").cloned())
+                    .collect()
+            })
+            .unwrap();
+        assert_eq!(
+            store.add_indexer("app", |_: &ConfigMap| vec![]),
+            Err(IndexerError::Duplicate("app".into()))
+        );
+        store.insert(cm("a", "x", "web"));
+        store.insert(cm("a", "y", "api"));
+        store.insert(cm("b", "x", "web"));
+        assert_eq!(store.by_index("app", "web").len(), 2);
+        assert_eq!(
+            store
+                .list_namespace("a", &LabelSelector::everything())
+                .len(),
+            2
+        );
+        assert_eq!(
+            store
+                .list_namespace("a", &LabelSelector::parse("app=api").unwrap())
+                .len(),
+            1
+        );
+        let old = store.insert(cm("a", "x", "api")).unwrap();
+        assert_eq!(old.metadata.labels.as_ref().unwrap()["app"], "web");
+        assert_eq!(
+            store.by_index("app", "web").len(),
+            1,
+            "the update moved a/x out of app=web"
+        );
+        assert_eq!(store.by_index("app", "api").len(), 2);
+        store.remove("a/y");
+        assert_eq!(store.by_index("app", "api").len(), 1);
+        assert_eq!(store.by_index(NAMESPACE_INDEX, "a").len(), 1);
+        assert!(store.get(Some("b"), "x").is_some());
+        assert_eq!(
+            store.add_indexer("late", |_: &ConfigMap| vec![]),
+            Err(IndexerError::AlreadyStarted("late".into()))
+        );
+        let lister = Lister::new(Arc::new(store));
+        assert_eq!(
+            lister
+                .namespace("b")
+                .get("x")
+                .unwrap()
+                .metadata
+                .name
+                .as_deref(),
+            Some("x")
+        );
+        assert_eq!(
+            lister
+                .list(&LabelSelector::parse("app in (web,api)").unwrap())
+                .len(),
+            2
+        );
+    }
+}

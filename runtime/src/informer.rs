@@ -1,0 +1,491 @@
+//! informer-gen: shared informers over kube-runtime's watcher.
+//!
+//! A [`SharedInformerFactory`] holds one [`SharedIndexInformer`] per kind, however many
+//! callers ask for it; each runs one list+watch (kube-runtime's `watcher`, which brings
+//! backoff and relisting after 410 Gone), keeps a [`Store`] current, and calls its event
+//! handlers: add, update (old and new), delete (with the last known state, including
+//! objects deleted while the watch was down, found when the relist no longer has them).
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::fmt::Debug;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use futures::StreamExt;
+use kube::Resource;
+use kube::api::Api;
+use kube::runtime::watcher::{self, Event};
+use kube::runtime::{WatchStreamExt, watcher as watch_stream};
+use serde::de::DeserializeOwned;
+use tokio::sync::watch;
+
+use crate::cache::{IndexerError, Lister, Store, key_of};
+
+/// Receives an informer's events. Handlers run on the informer's task, in order: keep them
+/// quick (push a key onto a work queue) and do the work elsewhere.
+pub trait ResourceEventHandler<K>: Send + Sync + 'static {
+    /// A new object; `in_initial_list` while the first list is being delivered.
+    fn on_add(&self, object: &Arc<K>, in_initial_list: bool) {
+        let _ = (object, in_initial_list);
+    }
+    /// A changed object (or, on resync, the same object twice).
+    fn on_update(&self, old: &Arc<K>, new: &Arc<K>) {
+        let _ = (old, new);
+    }
+    /// A deleted object, in its last known state.
+    fn on_delete(&self, last_known: &Arc<K>) {
+        let _ = last_known;
+    }
+}
+
+type AddFn<K> = Box<dyn Fn(&Arc<K>, bool) + Send + Sync>;
+type UpdateFn<K> = Box<dyn Fn(&Arc<K>, &Arc<K>) + Send + Sync>;
+type DeleteFn<K> = Box<dyn Fn(&Arc<K>) + Send + Sync>;
+
+/// A handler from closures.
+pub struct Handlers<K> {
+    add: Option<AddFn<K>>,
+    update: Option<UpdateFn<K>>,
+    delete: Option<DeleteFn<K>>,
+}
+
+impl<K> Default for Handlers<K> {
+    fn default() -> Self {
+        Handlers {
+            add: None,
+            update: None,
+            delete: None,
+        }
+    }
+}
+
+impl<K> Handlers<K> {
+    /// No callbacks yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Called for added objects.
+    pub fn on_add(mut self, f: impl Fn(&Arc<K>, bool) + Send + Sync + 'static) -> Self {
+        self.add = Some(Box::new(f));
+        self
+    }
+    /// Called for updated objects.
+    pub fn on_update(mut self, f: impl Fn(&Arc<K>, &Arc<K>) + Send + Sync + 'static) -> Self {
+        self.update = Some(Box::new(f));
+        self
+    }
+    /// Called for deleted objects.
+    pub fn on_delete(mut self, f: impl Fn(&Arc<K>) + Send + Sync + 'static) -> Self {
+        self.delete = Some(Box::new(f));
+        self
+    }
+}
+
+impl<K: Send + Sync + 'static> ResourceEventHandler<K> for Handlers<K> {
+    fn on_add(&self, object: &Arc<K>, initial: bool) {
+        if let Some(f) = &self.add {
+            f(object, initial)
+        }
+    }
+    fn on_update(&self, old: &Arc<K>, new: &Arc<K>) {
+        if let Some(f) = &self.update {
+            f(old, new)
+        }
+    }
+    fn on_delete(&self, last: &Arc<K>) {
+        if let Some(f) = &self.delete {
+            f(last)
+        }
+    }
+}
+
+type HandlerList<K> = Arc<RwLock<Vec<Arc<dyn ResourceEventHandler<K>>>>>;
+
+/// Applies watcher events to a store and tells handlers what changed. The informer's run
+/// loop feeds it; benchmarks and tests can feed it directly.
+pub struct Processor<K> {
+    store: Arc<Store<K>>,
+    handlers: HandlerList<K>,
+    relist: Option<HashMap<Arc<str>, Arc<K>>>,
+    synced: bool,
+}
+
+impl<K: Resource + Send + Sync + 'static> Processor<K> {
+    /// A processor writing into `store`, with no handlers.
+    pub fn new(store: Arc<Store<K>>) -> Self {
+        Processor {
+            store,
+            handlers: Arc::default(),
+            relist: None,
+            synced: false,
+        }
+    }
+
+    fn each(&self, f: impl Fn(&dyn ResourceEventHandler<K>)) {
+        let handlers = self.handlers.read().unwrap_or_else(|e| e.into_inner());
+        for h in handlers.iter() {
+            f(h.as_ref());
+        }
+    }
+
+    /// Applies one watcher event. Returns true when a relist just completed.
+    pub fn apply(&mut self, event: Event<K>) -> bool {
+        match event {
+            Event::Apply(object) => {
+                let object = Arc::new(object);
+                match self.store.insert(object.clone()) {
+                    Some(old) => self.each(|h| h.on_update(&old, &object)),
+                    None => self.each(|h| h.on_add(&object, false)),
+                }
+            }
+            Event::Delete(object) => {
+                let key = key_of(&object);
+                let last = self.store.remove(&key).unwrap_or_else(|| Arc::new(object));
+                self.each(|h| h.on_delete(&last));
+            }
+            Event::Init => self.relist = Some(HashMap::new()),
+            Event::InitApply(object) => {
+                let object = Arc::new(object);
+                self.relist
+                    .get_or_insert_with(HashMap::new)
+                    .insert(key_of(&*object), object);
+            }
+            Event::InitDone => {
+                let fresh = self.relist.take().unwrap_or_default();
+                // Objects the relist no longer has were deleted while the watch was down.
+                for key in self.store.keys() {
+                    if !fresh.contains_key(&key)
+                        && let Some(last) = self.store.remove(&key)
+                    {
+                        self.each(|h| h.on_delete(&last));
+                    }
+                }
+                let initial = !self.synced;
+                for object in fresh.into_values() {
+                    match self.store.insert(object.clone()) {
+                        Some(old)
+                            if old.meta().resource_version != object.meta().resource_version =>
+                        {
+                            self.each(|h| h.on_update(&old, &object))
+                        }
+                        Some(_) => {}
+                        None => self.each(|h| h.on_add(&object, initial)),
+                    }
+                }
+                self.synced = true;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Tells every handler about every object again, as `on_update(o, o)`.
+    pub fn resync(&self) {
+        for key in self.store.keys() {
+            if let Some(o) = self.store.get_by_key(&key) {
+                self.each(|h| h.on_update(&o, &o));
+            }
+        }
+    }
+}
+
+struct InformerInner<K> {
+    api: Api<K>,
+    config: watcher::Config,
+    resync: Option<Duration>,
+    store: Arc<Store<K>>,
+    handlers: HandlerList<K>,
+    started: AtomicBool,
+    synced: watch::Sender<bool>,
+}
+
+/// One kind's shared informer: a cache kept current by one list+watch, and event handlers.
+pub struct SharedIndexInformer<K> {
+    inner: Arc<InformerInner<K>>,
+}
+
+impl<K> Clone for SharedIndexInformer<K> {
+    fn clone(&self) -> Self {
+        SharedIndexInformer {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+/// The bounds an informer's kind meets (every kubegen kind does).
+pub trait InformerKind:
+    Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static
+{
+}
+
+impl<K> InformerKind for K where
+    K: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static
+{
+}
+
+impl<K: InformerKind> SharedIndexInformer<K> {
+    /// An informer over `api` (not started).
+    pub fn new(api: Api<K>, config: watcher::Config, resync: Option<Duration>) -> Self {
+        let (synced, _) = watch::channel(false);
+        SharedIndexInformer {
+            inner: Arc::new(InformerInner {
+                api,
+                config,
+                resync,
+                store: Arc::new(Store::new()),
+                handlers: Arc::default(),
+                started: AtomicBool::new(false),
+                synced,
+            }),
+        }
+    }
+
+    /// Adds an event handler. Handlers added after the initial list get the cached objects
+    /// as adds first, as client-go does.
+    pub fn add_event_handler(&self, handler: impl ResourceEventHandler<K>) {
+        let handler: Arc<dyn ResourceEventHandler<K>> = Arc::new(handler);
+        if self.has_synced() {
+            for key in self.inner.store.keys() {
+                if let Some(o) = self.inner.store.get_by_key(&key) {
+                    handler.on_add(&o, true);
+                }
+            }
+        }
+        self.inner
+            .handlers
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(handler);
+    }
+
+    /// Adds a custom index; only before the informer starts.
+    pub fn add_indexer(
+        &self,
+        name: &str,
+        index: impl Fn(&K) -> Vec<String> + Send + Sync + 'static,
+    ) -> Result<(), IndexerError> {
+        if self.inner.started.load(Ordering::SeqCst) {
+            return Err(IndexerError::AlreadyStarted(name.to_owned()));
+        }
+        self.inner.store.add_indexer(name, index)
+    }
+
+    /// A lister over this informer's cache.
+    pub fn lister(&self) -> Lister<K> {
+        Lister::new(self.inner.store.clone())
+    }
+
+    /// The cache.
+    pub fn store(&self) -> &Arc<Store<K>> {
+        &self.inner.store
+    }
+
+    /// Whether the first list has been delivered into the cache.
+    pub fn has_synced(&self) -> bool {
+        *self.inner.synced.borrow()
+    }
+
+    /// Waits until the first list is in the cache (or `timeout` passes); true when synced.
+    pub async fn wait_for_cache_sync(&self, timeout: Duration) -> bool {
+        let mut rx = self.inner.synced.subscribe();
+        tokio::time::timeout(timeout, rx.wait_for(|s| *s))
+            .await
+            .is_ok_and(|r| r.is_ok())
+    }
+
+    /// Starts the list+watch on the current Tokio runtime, once; ends when `stop` turns true.
+    pub fn start(&self, stop: watch::Receiver<bool>) {
+        if self.inner.started.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let inner = self.inner.clone();
+        tokio::spawn(run(inner, stop));
+    }
+}
+
+async fn run<K: InformerKind>(inner: Arc<InformerInner<K>>, mut stop: watch::Receiver<bool>) {
+    let mut processor = Processor {
+        store: inner.store.clone(),
+        handlers: inner.handlers.clone(),
+        relist: None,
+        synced: false,
+    };
+    let mut events = watch_stream(inner.api.clone(), inner.config.clone())
+        .default_backoff()
+        .boxed();
+    let period = inner.resync.unwrap_or(Duration::from_secs(365 * 24 * 3600));
+    let mut resync = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    loop {
+        tokio::select! {
+            _ = stop.wait_for(|s| *s) => return,
+            _ = resync.tick(), if inner.resync.is_some() => processor.resync(),
+            event = events.next() => match event {
+                Some(Ok(event)) => {
+                    if processor.apply(event) {
+                        inner.synced.send_replace(true);
+                    }
+                }
+                // The backoff already waits between attempts; the watcher relists after 410.
+                Some(Err(e)) => tracing::debug!(error = %e, "informer watch error; retrying"),
+                None => return,
+            },
+        }
+    }
+}
+
+trait AnyInformer: Send + Sync {
+    fn start(&self, stop: watch::Receiver<bool>);
+    fn has_synced(&self) -> bool;
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl<K: InformerKind> AnyInformer for SharedIndexInformer<K> {
+    fn start(&self, stop: watch::Receiver<bool>) {
+        SharedIndexInformer::start(self, stop)
+    }
+    fn has_synced(&self) -> bool {
+        SharedIndexInformer::has_synced(self)
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Builds an `Api` for a kind: namespaced kinds honour the factory's namespace.
+pub type ApiMaker<K> = fn(kube::Client, Option<&str>) -> Api<K>;
+
+/// `ApiMaker` for namespaced kinds.
+pub fn namespaced_api<K>(client: kube::Client, namespace: Option<&str>) -> Api<K>
+where
+    K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>,
+{
+    match namespace {
+        Some(ns) => Api::namespaced(client, ns),
+        None => Api::all(client),
+    }
+}
+
+/// `ApiMaker` for cluster-scoped kinds.
+pub fn cluster_api<K: Resource<DynamicType = ()>>(client: kube::Client, _: Option<&str>) -> Api<K> {
+    Api::all(client)
+}
+
+/// One informer per kind, shared by every caller (client-go's `SharedInformerFactory`).
+/// The derive adds an accessor per kind: `factory.cron_jobs()`.
+pub struct SharedInformerFactory {
+    client: kube::Client,
+    namespace: Option<String>,
+    labels: Option<String>,
+    fields: Option<String>,
+    resync: Option<Duration>,
+    informers: Mutex<HashMap<TypeId, Arc<dyn AnyInformer>>>,
+    stop: watch::Sender<bool>,
+}
+
+impl SharedInformerFactory {
+    /// A factory watching all namespaces.
+    pub fn new(client: kube::Client) -> Self {
+        let (stop, _) = watch::channel(false);
+        SharedInformerFactory {
+            client,
+            namespace: None,
+            labels: None,
+            fields: None,
+            resync: None,
+            informers: Mutex::default(),
+            stop,
+        }
+    }
+
+    /// Restricts namespaced kinds to one namespace.
+    pub fn namespace(mut self, namespace: &str) -> Self {
+        self.namespace = Some(namespace.to_owned());
+        self
+    }
+
+    /// Only objects matching this label selector.
+    pub fn label_selector(mut self, selector: &str) -> Self {
+        self.labels = Some(selector.to_owned());
+        self
+    }
+
+    /// Only objects matching this field selector.
+    pub fn field_selector(mut self, selector: &str) -> Self {
+        self.fields = Some(selector.to_owned());
+        self
+    }
+
+    /// Default resync period for informers this factory creates.
+    pub fn resync(mut self, period: Duration) -> Self {
+        self.resync = Some(period);
+        self
+    }
+
+    /// The informer for `K`, created on first use (generated accessors call this).
+    pub fn informer_with<K: InformerKind>(&self, make_api: ApiMaker<K>) -> SharedIndexInformer<K> {
+        let mut informers = self.informers.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(existing) = informers.get(&TypeId::of::<K>())
+            && let Some(i) = existing.as_any().downcast_ref::<SharedIndexInformer<K>>()
+        {
+            return i.clone();
+        }
+        let mut config = watcher::Config::default();
+        if let Some(l) = &self.labels {
+            config = config.labels(l);
+        }
+        if let Some(f) = &self.fields {
+            config = config.fields(f);
+        }
+        let api = make_api(self.client.clone(), self.namespace.as_deref());
+        let informer = SharedIndexInformer::new(api, config, self.resync);
+        informers.insert(TypeId::of::<K>(), Arc::new(informer.clone()));
+        informer
+    }
+
+    /// Starts every informer created so far that is not running yet.
+    pub fn start(&self) {
+        let informers: Vec<Arc<dyn AnyInformer>> = self
+            .informers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        for i in informers {
+            i.start(self.stop.subscribe());
+        }
+    }
+
+    /// Waits until every started informer has synced (or `timeout`); true when all did.
+    pub async fn wait_for_cache_sync(&self, timeout: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let all = self
+                .informers
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .values()
+                .all(|i| i.has_synced());
+            if all {
+                return true;
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Stops every informer.
+    pub fn shutdown(&self) {
+        self.stop.send_replace(true);
+    }
+}
+
+impl Drop for SharedInformerFactory {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}

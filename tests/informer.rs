@@ -1,0 +1,375 @@
+//! Shared informers and listers against the in-memory server (or a real cluster with
+//! `KUBEGEN_TEST_KUBECONFIG`; the fault-injection cases skip there).
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use kubegen::client::{DeleteParams, ListParams};
+use kubegen::informer::{Handlers, ResourceEventHandler, SharedInformerFactory};
+use kubegen::selector::LabelSelector;
+
+mod common;
+
+use common::api::*;
+use common::{Env, env, gadget};
+
+/// Applies handler events to its own view and records anything inconsistent: an add for an
+/// object it already has, an update or delete for one it does not.
+#[derive(Default)]
+struct Recorder {
+    view: Mutex<BTreeMap<String, String>>,
+    problems: Mutex<Vec<String>>,
+    log: Mutex<Vec<String>>,
+}
+
+fn name(g: &Gadget) -> String {
+    format!(
+        "{}/{}",
+        g.metadata.namespace.clone().unwrap_or_default(),
+        g.metadata.name.clone().unwrap_or_default()
+    )
+}
+
+impl ResourceEventHandler<Gadget> for Arc<Recorder> {
+    fn on_add(&self, o: &Arc<Gadget>, _: bool) {
+        let previous = self.view.lock().unwrap().insert(
+            name(o),
+            o.metadata.resource_version.clone().unwrap_or_default(),
+        );
+        if previous.is_some() {
+            self.problems
+                .lock()
+                .unwrap()
+                .push(format!("duplicate add of {}", name(o)));
+        }
+        self.log.lock().unwrap().push(format!("add {}", name(o)));
+    }
+    fn on_update(&self, old: &Arc<Gadget>, new: &Arc<Gadget>) {
+        if name(old) != name(new) {
+            self.problems.lock().unwrap().push(format!(
+                "update across objects {} -> {}",
+                name(old),
+                name(new)
+            ));
+        }
+        let previous = self.view.lock().unwrap().insert(
+            name(new),
+            new.metadata.resource_version.clone().unwrap_or_default(),
+        );
+        if previous.is_none() {
+            self.problems
+                .lock()
+                .unwrap()
+                .push(format!("update of unknown {}", name(new)));
+        }
+        self.log
+            .lock()
+            .unwrap()
+            .push(format!("update {}", name(new)));
+    }
+    fn on_delete(&self, o: &Arc<Gadget>) {
+        if self.view.lock().unwrap().remove(&name(o)).is_none() {
+            self.problems
+                .lock()
+                .unwrap()
+                .push(format!("delete of unknown {}", name(o)));
+        }
+        self.log.lock().unwrap().push(format!("delete {}", name(o)));
+    }
+}
+
+/// What the server holds for the test namespace, as name → resourceVersion.
+async fn server_state(e: &Env) -> BTreeMap<String, String> {
+    e.client
+        .gadgets(&e.ns)
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .iter()
+        .map(|g| {
+            (
+                name(g),
+                g.metadata.resource_version.clone().unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+/// Waits until the recorder's view and the informer's cache equal the server's state.
+async fn converges(e: &Env, recorder: &Arc<Recorder>, lister: &GadgetLister) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let want = server_state(e).await;
+        let view = recorder.view.lock().unwrap().clone();
+        let cached: BTreeMap<String, String> = lister
+            .gadgets(&e.ns)
+            .list(&LabelSelector::everything())
+            .iter()
+            .map(|g| {
+                (
+                    name(g),
+                    g.metadata.resource_version.clone().unwrap_or_default(),
+                )
+            })
+            .collect();
+        if view == want && cached == want {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no convergence:\nserver {want:?}\nhandlers {view:?}\ncache {cached:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(*recorder.problems.lock().unwrap(), Vec::<String>::new());
+}
+
+fn factory(e: &Env) -> SharedInformerFactory {
+    SharedInformerFactory::new(e.client.clone()).namespace(&e.ns)
+}
+
+#[tokio::test]
+async fn listers_read_the_synced_cache() {
+    let e = env().await;
+    for (n, color) in [("a", "red"), ("b", "blue"), ("c", "red")] {
+        let mut g = gadget(n, color);
+        g.metadata.labels = Some(BTreeMap::from([("color".to_string(), color.to_string())]));
+        e.client.gadgets(&e.ns).create(&g).await.unwrap();
+    }
+    let f = factory(&e);
+    let informer = f.gadgets();
+    informer
+        .add_indexer("by-color", |g: &Gadget| vec![g.spec.color.clone()])
+        .unwrap();
+    f.start();
+    assert!(f.wait_for_cache_sync(Duration::from_secs(30)).await);
+    assert!(informer.has_synced());
+    assert!(
+        informer.add_indexer("late", |_: &Gadget| vec![]).is_err(),
+        "indexers are added before start"
+    );
+
+    let lister = GadgetLister::from(&informer);
+    assert_eq!(lister.list(&LabelSelector::everything()).len(), 3);
+    assert_eq!(
+        lister
+            .list(&LabelSelector::parse("color=red").unwrap())
+            .len(),
+        2
+    );
+    assert_eq!(lister.gadgets(&e.ns).get("b").unwrap().spec.color, "blue");
+    assert!(lister.gadgets("elsewhere").get("b").is_none());
+    assert_eq!(
+        lister
+            .gadgets(&e.ns)
+            .list(&LabelSelector::parse("color!=red").unwrap())
+            .len(),
+        1
+    );
+    assert_eq!(lister.by_index("by-color", "red").len(), 2);
+    assert_eq!(lister.by_index("namespace", &e.ns).len(), 3);
+    f.shutdown();
+}
+
+#[tokio::test]
+async fn one_watch_per_kind_however_many_callers() {
+    let e = env().await;
+    let f = factory(&e);
+    let first = f.gadgets();
+    let second = f.gadgets();
+    assert!(
+        Arc::ptr_eq(first.store(), second.store()),
+        "the same informer"
+    );
+    let _plains = f.plains();
+    f.start();
+    assert!(f.wait_for_cache_sync(Duration::from_secs(30)).await);
+    if let Some(server) = &e.server {
+        assert_eq!(
+            server.open_watches(),
+            2,
+            "one watch for Gadget, one for Plain"
+        );
+        f.shutdown();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while server.open_watches() > 0 {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "shutdown closes the watches"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn handlers_see_adds_updates_and_deletes() {
+    let e = env().await;
+    let gadgets = e.client.gadgets(&e.ns);
+    gadgets.create(&gadget("before", "red")).await.unwrap();
+    let f = factory(&e);
+    let informer = f.gadgets();
+    let recorder = Arc::new(Recorder::default());
+    informer.add_event_handler(recorder.clone());
+    let updates = Arc::new(Mutex::new(Vec::new()));
+    let seen = updates.clone();
+    informer.add_event_handler(Handlers::new().on_update(
+        move |old: &Arc<Gadget>, new: &Arc<Gadget>| {
+            seen.lock()
+                .unwrap()
+                .push((old.spec.color.clone(), new.spec.color.clone()));
+        },
+    ));
+    f.start();
+    assert!(f.wait_for_cache_sync(Duration::from_secs(30)).await);
+    gadgets.create(&gadget("a", "red")).await.unwrap();
+    gadgets
+        .retry_on_conflict("a", 3, |g| g.spec.color = "blue".into())
+        .await
+        .unwrap();
+    gadgets
+        .delete("before", &DeleteParams::default())
+        .await
+        .unwrap();
+    converges(&e, &recorder, &GadgetLister::from(&informer)).await;
+    assert_eq!(
+        *updates.lock().unwrap(),
+        [("red".to_string(), "blue".to_string())]
+    );
+    let log = recorder.log.lock().unwrap().clone();
+    assert_eq!(
+        log,
+        [
+            format!("add {}/before", e.ns),
+            format!("add {}/a", e.ns),
+            format!("update {}/a", e.ns),
+            format!("delete {}/before", e.ns)
+        ]
+    );
+
+    // A handler added later first gets the cached objects as adds.
+    let late = Arc::new(Recorder::default());
+    informer.add_event_handler(late.clone());
+    assert_eq!(late.view.lock().unwrap().len(), 1);
+    f.shutdown();
+}
+
+#[tokio::test]
+async fn periodic_resync_replays_the_cache() {
+    let e = env().await;
+    e.client
+        .gadgets(&e.ns)
+        .create(&gadget("a", "red"))
+        .await
+        .unwrap();
+    let f = factory(&e).resync(Duration::from_millis(100));
+    let informer = f.gadgets();
+    let resyncs = Arc::new(Mutex::new(0usize));
+    let count = resyncs.clone();
+    informer.add_event_handler(Handlers::new().on_update(
+        move |old: &Arc<Gadget>, new: &Arc<Gadget>| {
+            if Arc::ptr_eq(old, new) {
+                *count.lock().unwrap() += 1;
+            }
+        },
+    ));
+    f.start();
+    assert!(f.wait_for_cache_sync(Duration::from_secs(30)).await);
+    tokio::time::sleep(Duration::from_millis(450)).await;
+    let n = *resyncs.lock().unwrap();
+    assert!((2..=6).contains(&n), "about one resync per 100 ms, saw {n}");
+    f.shutdown();
+}
+
+/// Starts an informer with a consistency recorder, for the resilience cases.
+async fn watched(e: &Env) -> (SharedInformerFactory, Arc<Recorder>, GadgetLister) {
+    let f = factory(e);
+    let informer = f.gadgets();
+    let recorder = Arc::new(Recorder::default());
+    informer.add_event_handler(recorder.clone());
+    f.start();
+    assert!(f.wait_for_cache_sync(Duration::from_secs(30)).await);
+    (f, recorder, GadgetLister::from(&informer))
+}
+
+#[tokio::test]
+async fn recovers_from_dropped_watches() {
+    let e = env().await;
+    let Some(server) = &e.server else { return };
+    let gadgets = e.client.gadgets(&e.ns);
+    let (_f, recorder, lister) = watched(&e).await;
+    gadgets.create(&gadget("a", "red")).await.unwrap();
+    server.faults().drop_watches();
+    gadgets.create(&gadget("b", "red")).await.unwrap();
+    gadgets
+        .retry_on_conflict("a", 3, |g| g.spec.color = "blue".into())
+        .await
+        .unwrap();
+    converges(&e, &recorder, &lister).await;
+}
+
+#[tokio::test]
+async fn relists_after_410_and_reports_deletes_missed_while_disconnected() {
+    let e = env().await;
+    let Some(server) = &e.server else { return };
+    let gadgets = e.client.gadgets(&e.ns);
+    for n in ["keep", "change", "gone"] {
+        gadgets.create(&gadget(n, "red")).await.unwrap();
+    }
+    let (_f, recorder, lister) = watched(&e).await;
+    converges(&e, &recorder, &lister).await;
+    // A restart that loses watch state, with the watch kept down while objects change.
+    server.faults().fail_watches(u64::MAX);
+    server.faults().restart();
+    gadgets
+        .delete("gone", &DeleteParams::default())
+        .await
+        .unwrap();
+    gadgets
+        .retry_on_conflict("change", 3, |g| g.spec.color = "blue".into())
+        .await
+        .unwrap();
+    gadgets.create(&gadget("new", "red")).await.unwrap();
+    server.faults().fail_watches(0);
+    converges(&e, &recorder, &lister).await;
+    let log = recorder.log.lock().unwrap().join(", ");
+    assert!(
+        log.contains(&format!("delete {}/gone", e.ns)),
+        "the missed delete was reported: {log}"
+    );
+    assert!(log.contains(&format!("update {}/change", e.ns)), "{log}");
+}
+
+#[tokio::test]
+async fn rides_out_500_and_429_bursts() {
+    let e = env().await;
+    let Some(server) = &e.server else { return };
+    let gadgets = e.client.gadgets(&e.ns);
+    let (_f, recorder, lister) = watched(&e).await;
+    for round in 0..2 {
+        if round == 0 {
+            server.faults().fail_watches(3);
+        } else {
+            server.faults().expire_history();
+        }
+        server.faults().drop_watches();
+        gadgets
+            .create(&gadget(&format!("r{round}"), "red"))
+            .await
+            .unwrap();
+        converges(&e, &recorder, &lister).await;
+    }
+    // 500s and 429s for every request (the informer's and ours) for a moment.
+    server.faults().fail_next(4, 500);
+    server.faults().drop_watches();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    server.faults().throttle_next(3, 1);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut created = false;
+    while !created {
+        created = gadgets.create(&gadget("after-burst", "red")).await.is_ok();
+    }
+    converges(&e, &recorder, &lister).await;
+}
