@@ -5,5 +5,6 @@
 
 pub mod cronjob;
 pub mod database;
+pub mod operator;
 pub mod tour;
 pub mod widget;

@@ -307,3 +307,44 @@ async fn the_client_tour_runs_against_the_in_memory_server() {
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn the_operator_reconciles_and_cleans_up() {
+    let server = kubegen::testing::ApiServer::new();
+    let log = kubegen_examples::operator::demo(server.client(), "demo")
+        .await
+        .unwrap();
+    for line in [
+        "demo/nightly: added finalizer",
+        "demo/nightly: Ready=True (Scheduled)",
+        "demo/paused: Ready=False (Suspended)",
+        "demo/hourly: cleaning up its jobs before deletion",
+    ] {
+        assert!(
+            log.iter().any(|l| l == line),
+            "missing {line:?} in {log:#?}"
+        );
+    }
+    let jobs = kubegen_examples::cronjob::CronJobClientExt::cron_jobs(&server.client(), "demo")
+        .list(&Default::default())
+        .await
+        .unwrap();
+    let names: Vec<String> = jobs
+        .items
+        .iter()
+        .map(|j| j.metadata.name.clone().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["nightly", "paused"],
+        "hourly was deleted after its cleanup"
+    );
+    for job in &jobs.items {
+        let condition = &job.status.as_ref().unwrap().conditions.as_ref().unwrap()[0];
+        assert_eq!(condition.observed_generation, job.metadata.generation);
+        assert_eq!(
+            job.metadata.finalizers.as_deref(),
+            Some(&[kubegen_examples::operator::FINALIZER.to_string()][..])
+        );
+    }
+}
