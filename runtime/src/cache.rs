@@ -5,9 +5,13 @@
 //! object arrives; index lookups touch only the matching keys, so listing one namespace
 //! costs in proportion to that namespace, not to the cache.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::Arc;
 
+use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use ahash::RandomState;
 use kube::Resource;
 
 use crate::selector::LabelSelector;
@@ -41,12 +45,31 @@ pub fn key_of<K: Resource>(object: &K) -> Arc<str> {
     }
 }
 
-fn key(namespace: Option<&str>, name: &str) -> String {
+thread_local! {
+    /// Reused to build lookup keys without allocating on every `get`.
+    static KEY: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// Calls `f` with the key of `namespace/name`, built in a reused buffer.
+fn with_key<R>(namespace: Option<&str>, name: &str, f: impl FnOnce(&str) -> R) -> R {
     match namespace {
-        Some(ns) => format!("{ns}/{name}"),
-        None => name.to_owned(),
+        None => f(name),
+        Some(ns) => KEY.with(|buf| match buf.try_borrow_mut() {
+            Ok(mut b) => {
+                b.clear();
+                b.push_str(ns);
+                b.push('/');
+                b.push_str(name);
+                f(&b)
+            }
+            // Re-entered from inside `f` (not done by this module): fall back to allocating.
+            Err(_) => f(&format!("{ns}/{name}")),
+        }),
     }
 }
+
+type Map<K, V> = HashMap<K, V, RandomState>;
+type Set<K> = HashSet<K, RandomState>;
 
 struct Entry<K> {
     object: Arc<K>,
@@ -55,10 +78,10 @@ struct Entry<K> {
 }
 
 struct Inner<K> {
-    items: HashMap<Arc<str>, Entry<K>>,
+    items: Map<Arc<str>, Entry<K>>,
     indexers: Vec<(String, IndexFunc<K>)>,
     /// Per indexer (same order), value → keys.
-    indices: Vec<HashMap<String, HashSet<Arc<str>>>>,
+    indices: Vec<Map<String, Set<Arc<str>>>>,
 }
 
 /// A thread-safe indexed store of `Arc<K>`.
@@ -79,21 +102,21 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
             Arc::new(|o: &K| o.meta().namespace.iter().cloned().collect());
         Store {
             inner: RwLock::new(Inner {
-                items: HashMap::new(),
+                items: Map::default(),
                 indexers: vec![(NAMESPACE_INDEX.to_owned(), namespace)],
-                indices: vec![HashMap::new()],
+                indices: vec![Map::default()],
             }),
         }
     }
 
+    // parking_lot's lock: uncontended reads are cheaper than std's, and it does not poison
+    // (index functions run before any mutation, so a panic leaves the maps consistent).
     fn read(&self) -> RwLockReadGuard<'_, Inner<K>> {
-        // Index functions run before any mutation, so a panic in one leaves the maps as they
-        // were: a poisoned lock still guards consistent data.
-        self.inner.read().unwrap_or_else(|e| e.into_inner())
+        self.inner.read()
     }
 
     fn write(&self) -> RwLockWriteGuard<'_, Inner<K>> {
-        self.inner.write().unwrap_or_else(|e| e.into_inner())
+        self.inner.write()
     }
 
     /// Adds a custom indexer. Only before the store holds objects.
@@ -110,7 +133,7 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
             return Err(IndexerError::Duplicate(name.to_owned()));
         }
         inner.indexers.push((name.to_owned(), Arc::new(index)));
-        inner.indices.push(HashMap::new());
+        inner.indices.push(Map::default());
         Ok(())
     }
 
@@ -129,7 +152,9 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
                         keys.insert(key.clone());
                     }
                     None => {
-                        index.insert(v.clone(), HashSet::from([key.clone()]));
+                        let mut keys = Set::default();
+                        keys.insert(key.clone());
+                        index.insert(v.clone(), keys);
                     }
                 }
             }
@@ -169,10 +194,10 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
 
     /// The object at `namespace/name` (or `name` for cluster-scoped kinds).
     pub fn get(&self, namespace: Option<&str>, name: &str) -> Option<Arc<K>> {
-        self.read()
-            .items
-            .get(key(namespace, name).as_str())
-            .map(|e| e.object.clone())
+        let inner = self.read();
+        with_key(namespace, name, |k| {
+            inner.items.get(k).map(|e| e.object.clone())
+        })
     }
 
     /// The object under a cache key.
@@ -236,11 +261,7 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
     }
 }
 
-fn unindex(
-    indices: &mut [HashMap<String, HashSet<Arc<str>>>],
-    key: &Arc<str>,
-    indexed: &[Vec<String>],
-) {
+fn unindex(indices: &mut [Map<String, Set<Arc<str>>>], key: &Arc<str>, indexed: &[Vec<String>]) {
     for (values, index) in indexed.iter().zip(indices.iter_mut()) {
         for v in values {
             if let Some(keys) = index.get_mut(v) {
@@ -302,10 +323,10 @@ impl<K: Resource + Send + Sync + 'static> Lister<K> {
     }
 
     /// The objects of one namespace (generated listers name this after the kind).
-    pub fn namespace(&self, namespace: &str) -> NamespaceLister<K> {
+    pub fn namespace<'a>(&'a self, namespace: &'a str) -> NamespaceLister<'a, K> {
         NamespaceLister {
-            store: self.store.clone(),
-            namespace: namespace.to_owned(),
+            store: &self.store,
+            namespace,
         }
     }
 
@@ -316,20 +337,20 @@ impl<K: Resource + Send + Sync + 'static> Lister<K> {
 }
 
 /// Reads one namespace of a kind's cache.
-pub struct NamespaceLister<K> {
-    store: Arc<Store<K>>,
-    namespace: String,
+pub struct NamespaceLister<'a, K> {
+    store: &'a Store<K>,
+    namespace: &'a str,
 }
 
-impl<K: Resource + Send + Sync + 'static> NamespaceLister<K> {
+impl<K: Resource + Send + Sync + 'static> NamespaceLister<'_, K> {
     /// The object `name` in this namespace.
     pub fn get(&self, name: &str) -> Option<Arc<K>> {
-        self.store.get(Some(&self.namespace), name)
+        self.store.get(Some(self.namespace), name)
     }
 
     /// The objects in this namespace that the selector matches.
     pub fn list(&self, selector: &LabelSelector) -> Vec<Arc<K>> {
-        self.store.list_namespace(&self.namespace, selector)
+        self.store.list_namespace(self.namespace, selector)
     }
 }
 

@@ -103,11 +103,21 @@ impl<K: Send + Sync + 'static> ResourceEventHandler<K> for Handlers<K> {
 
 type HandlerList<K> = Arc<RwLock<Vec<Arc<dyn ResourceEventHandler<K>>>>>;
 
+/// Changes objects before they are cached (client-go's `SetTransform`).
+pub type Transform<K> = Arc<dyn Fn(&mut K) + Send + Sync>;
+
+/// The transform operators use to cut cache memory: drops `metadata.managedFields`, which
+/// controllers rarely read and which is often the largest part of an object.
+pub fn strip_managed_fields<K: Resource>(object: &mut K) {
+    object.meta_mut().managed_fields = None;
+}
+
 /// Applies watcher events to a store and tells handlers what changed. The informer's run
 /// loop feeds it; benchmarks and tests can feed it directly.
 pub struct Processor<K> {
     store: Arc<Store<K>>,
     handlers: HandlerList<K>,
+    transform: Option<Transform<K>>,
     relist: Option<HashMap<Arc<str>, Arc<K>>>,
     synced: bool,
 }
@@ -118,9 +128,28 @@ impl<K: Resource + Send + Sync + 'static> Processor<K> {
         Processor {
             store,
             handlers: Arc::default(),
+            transform: None,
             relist: None,
             synced: false,
         }
+    }
+
+    /// The store this processor writes.
+    pub fn store(&self) -> &Arc<Store<K>> {
+        &self.store
+    }
+
+    /// Applies `transform` to every object before it is cached.
+    pub fn with_transform(mut self, transform: impl Fn(&mut K) + Send + Sync + 'static) -> Self {
+        self.transform = Some(Arc::new(transform));
+        self
+    }
+
+    fn prepare(&self, mut object: K) -> Arc<K> {
+        if let Some(t) = &self.transform {
+            t(&mut object);
+        }
+        Arc::new(object)
     }
 
     fn each(&self, f: impl Fn(&dyn ResourceEventHandler<K>)) {
@@ -134,7 +163,7 @@ impl<K: Resource + Send + Sync + 'static> Processor<K> {
     pub fn apply(&mut self, event: Event<K>) -> bool {
         match event {
             Event::Apply(object) => {
-                let object = Arc::new(object);
+                let object = self.prepare(object);
                 match self.store.insert(object.clone()) {
                     Some(old) => self.each(|h| h.on_update(&old, &object)),
                     None => self.each(|h| h.on_add(&object, false)),
@@ -147,7 +176,7 @@ impl<K: Resource + Send + Sync + 'static> Processor<K> {
             }
             Event::Init => self.relist = Some(HashMap::new()),
             Event::InitApply(object) => {
-                let object = Arc::new(object);
+                let object = self.prepare(object);
                 self.relist
                     .get_or_insert_with(HashMap::new)
                     .insert(key_of(&*object), object);
@@ -193,6 +222,7 @@ impl<K: Resource + Send + Sync + 'static> Processor<K> {
 
 struct InformerInner<K> {
     api: Api<K>,
+    transform: RwLock<Option<Transform<K>>>,
     config: watcher::Config,
     resync: Option<Duration>,
     store: Arc<Store<K>>,
@@ -232,6 +262,7 @@ impl<K: InformerKind> SharedIndexInformer<K> {
         SharedIndexInformer {
             inner: Arc::new(InformerInner {
                 api,
+                transform: RwLock::new(None),
                 config,
                 resync,
                 store: Arc::new(Store::new()),
@@ -272,6 +303,20 @@ impl<K: InformerKind> SharedIndexInformer<K> {
         self.inner.store.add_indexer(name, index)
     }
 
+    /// Changes every object before it is cached, e.g. [`strip_managed_fields`]. Only before
+    /// the informer starts; later calls are ignored (returns false).
+    pub fn set_transform(&self, transform: impl Fn(&mut K) + Send + Sync + 'static) -> bool {
+        if self.inner.started.load(Ordering::SeqCst) {
+            return false;
+        }
+        *self
+            .inner
+            .transform
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(transform));
+        true
+    }
+
     /// A lister over this informer's cache.
     pub fn lister(&self) -> Lister<K> {
         Lister::new(self.inner.store.clone())
@@ -306,9 +351,15 @@ impl<K: InformerKind> SharedIndexInformer<K> {
 }
 
 async fn run<K: InformerKind>(inner: Arc<InformerInner<K>>, mut stop: watch::Receiver<bool>) {
+    let transform = inner
+        .transform
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
     let mut processor = Processor {
         store: inner.store.clone(),
         handlers: inner.handlers.clone(),
+        transform,
         relist: None,
         synced: false,
     };

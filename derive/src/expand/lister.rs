@@ -29,7 +29,7 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
         let doc = format!("The `{kind_name}` objects of one namespace.");
         quote! {
             #[doc = #doc]
-            pub fn #method(&self, namespace: &str) -> ::kubegen::cache::NamespaceLister<#kind> {
+            pub fn #method<'a>(&'a self, namespace: &'a str) -> ::kubegen::cache::NamespaceLister<'a, #kind> {
                 self.0.namespace(namespace)
             }
         }
