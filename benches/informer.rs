@@ -109,7 +109,7 @@ fn deep_copy(c: &mut Criterion) {
     let src: Vec<App> = watch_lines(64, 4).iter().map(|l| decode(l)).collect();
     let mut g = c.benchmark_group("copy_into_existing_object");
     g.throughput(Throughput::Elements(src.len() as u64));
-    let mut dst: Vec<App> = src.iter().cloned().collect();
+    let mut dst: Vec<App> = src.to_vec();
     g.bench_function("deep_copy_into", |b| {
         b.iter(|| {
             for (s, d) in src.iter().zip(dst.iter_mut()) {
@@ -117,7 +117,7 @@ fn deep_copy(c: &mut Criterion) {
             }
         })
     });
-    let mut dst2: Vec<App> = src.iter().cloned().collect();
+    let mut dst2: Vec<App> = src.to_vec();
     g.bench_function("clone_assign", |b| {
         b.iter(|| {
             for (s, d) in src.iter().zip(dst2.iter_mut()) {
