@@ -46,6 +46,7 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
             }
 
             impl #ext for #kube_client {
+                #[inline]
                 fn #method(&self) -> #client {
                     ::kubegen::client::ResourceClient::cluster(::core::clone::Clone::clone(self))
                 }
@@ -65,9 +66,11 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
             }
 
             impl #ext for #kube_client {
+                #[inline]
                 fn #method(&self, namespace: &str) -> #client {
                     ::kubegen::client::ResourceClient::namespaced(::core::clone::Clone::clone(self), namespace)
                 }
+                #[inline]
                 fn #all(&self) -> ::kubegen::client::AllNamespacesClient<#kind> {
                     ::kubegen::client::AllNamespacesClient::new(::core::clone::Clone::clone(self))
                 }

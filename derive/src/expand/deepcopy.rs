@@ -35,12 +35,14 @@ pub fn expand(model: &Model) -> TokenStream {
     };
     quote! {
         impl ::kubegen::DeepCopy for #ident {
+            #[inline]
             #[allow(unused_imports)]
             fn deep_copy(&self) -> Self {
                 use ::kubegen::__private::{ViaClone as _, ViaDeepCopy as _};
                 #copy
             }
 
+            #[inline]
             #[allow(unused_imports)]
             fn deep_copy_into(&self, out: &mut Self) {
                 use ::kubegen::__private::{ViaClone as _, ViaDeepCopy as _};

@@ -63,6 +63,7 @@ pub fn expand(model: &Model) -> TokenStream {
     };
     quote! {
         impl ::kubegen::Defaults for #ident {
+            #[inline]
             #[allow(unused_imports, unused_variables)]
             fn set_defaults(&mut self) {
                 use ::kubegen::__private::{NoDefaults as _, ViaDefaults as _};

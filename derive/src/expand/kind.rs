@@ -167,6 +167,7 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
 
         impl #kind {
             /// A new object with the given name and spec, and no status.
+            #[inline]
             pub fn new(name: &str, spec: #spec) -> Self {
                 Self {
                     metadata: #meta {
@@ -180,6 +181,7 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
         }
 
         impl ::kubegen::__private::serde::Serialize for #kind {
+            #[inline]
             fn serialize<S: ::kubegen::__private::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
                 ::kubegen::__private::serialize_object::<Self, _, _, S>(&self.metadata, &self.spec, #status_ser, serializer)
             }
@@ -245,6 +247,7 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
                 schema: #s::schema_for::<#kind>,
             };
 
+            #[inline]
             fn new(name: &str, spec: #spec) -> Self {
                 #kind::new(name, spec)
             }
@@ -267,6 +270,7 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
         }
 
         impl ::kubegen::DeepCopy for #kind {
+            #[inline]
             fn deep_copy(&self) -> Self {
                 Self {
                     metadata: ::kubegen::DeepCopy::deep_copy(&self.metadata),
@@ -275,6 +279,7 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
                 }
             }
 
+            #[inline]
             fn deep_copy_into(&self, out: &mut Self) {
                 ::kubegen::DeepCopy::deep_copy_into(&self.metadata, &mut out.metadata);
                 ::kubegen::DeepCopy::deep_copy_into(&self.spec, &mut out.spec);
@@ -283,6 +288,7 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
         }
 
         impl ::kubegen::Defaults for #kind {
+            #[inline]
             fn set_defaults(&mut self) {
                 ::kubegen::Defaults::set_defaults(&mut self.spec);
                 #status_defaults

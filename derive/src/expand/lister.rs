@@ -29,6 +29,7 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
         let doc = format!("The `{kind_name}` objects of one namespace.");
         quote! {
             #[doc = #doc]
+            #[inline]
             pub fn #method<'a>(&'a self, namespace: &'a str) -> ::kubegen::cache::NamespaceLister<'a, #kind> {
                 self.0.namespace(namespace)
             }
@@ -79,6 +80,7 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
         }
 
         impl #ext for ::kubegen::informer::SharedInformerFactory {
+            #[inline]
             fn #method(&self) -> ::kubegen::informer::SharedIndexInformer<#kind> {
                 self.informer_with::<#kind>(#make_api)
             }

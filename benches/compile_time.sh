@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# Compile time of N kinds written for kubegen against the same kinds written for kube-derive.
+#
+# For each N and profile: dependencies are built first (untimed), then the generated crate is
+# built clean (timed), then one field is changed and it is built again (timed). Prints the
+# seconds and the kubegen/kube-derive ratios.
+#
+#   benches/compile_time.sh                 # N = 1 10 50, dev and release
+#   NS="1 10" PROFILES=dev benches/compile_time.sh
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+WORK=${WORK:-$(mktemp -d)}
+NS=${NS:-"1 10 50"}
+PROFILES=${PROFILES:-"dev release"}
+export CARGO_TARGET_DIR="$WORK/target"
+KUBE_VERSION=$(grep -m1 -E '^kube = \{ version' "$ROOT/Cargo.toml" | sed -E 's/.*version = "([^"]+)".*/\1/')
+K8S_VERSION=$(grep -m1 -E '^k8s-openapi = \{ version' "$ROOT/Cargo.toml" | sed -E 's/.*version = "([^"]+)".*/\1/')
+
+manifest() { # tool name
+    local tool=$1 name=$2
+    cat <<TOML
+[package]
+name = "$name"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[lib]
+path = "src/lib.rs"
+
+[workspace]
+
+[dependencies]
+k8s-openapi = { version = "$K8S_VERSION", features = ["latest", "schemars"] }
+serde = { version = "1", features = ["derive"] }
+serde_json = "1"
+TOML
+    if [ "$tool" = kubegen ]; then
+        echo "kubegen = { path = \"$ROOT\" }"
+    else
+        echo "kube = { version = \"$KUBE_VERSION\", default-features = false, features = [\"derive\"] }"
+        echo 'schemars = { version = "1", features = ["derive"] }'
+    fi
+}
+
+kinds() { # tool n field-name
+    local tool=$1 n=$2 field=$3
+    if [ "$tool" = kubegen ]; then
+        echo "use std::collections::BTreeMap;"
+        echo "use kubegen::prelude::*;"
+    else
+        echo "use std::collections::BTreeMap;"
+        echo "use kube::CustomResource;"
+        echo "use schemars::JsonSchema;"
+        echo "use serde::{Deserialize, Serialize};"
+    fi
+    for i in $(seq 0 $((n - 1))); do
+        if [ "$tool" = kubegen ]; then
+            cat <<RS
+
+/// Kind $i.
+#[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+#[resource(group = "bench.example.com", version = "v1", kind = "Kind$i", status = "Kind${i}Status")]
+#[serde(rename_all = "camelCase")]
+pub struct Kind${i}Spec {
+    /// The name.
+    #[validate(min_length = 1)]
+    pub name: String,
+    /// How many.
+    #[validate(minimum = 0)]
+    pub replicas: Option<i32>,
+    pub labels: BTreeMap<String, String>,
+    pub items: Vec<Item$i>,
+}
+
+#[derive(ApiType, Clone, Debug, Serialize, Deserialize)]
+pub struct Item$i {
+    pub key: String,
+    pub $field: i64,
+}
+
+#[derive(ApiType, Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Kind${i}Status {
+    pub ready: bool,
+    pub message: Option<String>,
+}
+RS
+        else
+            cat <<RS
+
+/// Kind $i.
+#[derive(CustomResource, Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[kube(group = "bench.example.com", version = "v1", kind = "Kind$i", namespaced, status = "Kind${i}Status")]
+#[serde(rename_all = "camelCase")]
+pub struct Kind${i}Spec {
+    /// The name.
+    #[schemars(length(min = 1))]
+    pub name: String,
+    /// How many.
+    #[schemars(range(min = 0))]
+    pub replicas: Option<i32>,
+    pub labels: BTreeMap<String, String>,
+    pub items: Vec<Item$i>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Item$i {
+    pub key: String,
+    pub $field: i64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Kind${i}Status {
+    pub ready: bool,
+    pub message: Option<String>,
+}
+RS
+        fi
+    done
+}
+
+seconds() { # command...
+    local start end
+    start=$(date +%s.%N)
+    "$@" > /dev/null 2>&1
+    end=$(date +%s.%N)
+    echo "$end - $start" | bc
+}
+
+build() { # dir profile
+    if [ "$2" = release ]; then
+        cargo build --quiet --release --manifest-path "$1/Cargo.toml"
+    else
+        cargo build --quiet --manifest-path "$1/Cargo.toml"
+    fi
+}
+
+printf "%-8s %4s %-10s %10s %10s %8s\n" profile N build kubegen kube-derive ratio
+for profile in $PROFILES; do
+    for n in $NS; do
+        declare -A clean=() incr=()
+        for tool in kubegen kube-derive; do
+            dir="$WORK/$tool-$n"
+            name="gen-${tool}-$n"
+            mkdir -p "$dir/src"
+            manifest "$tool" "$name" > "$dir/Cargo.toml"
+            kinds "$tool" 1 value > "$dir/src/lib.rs"
+            build "$dir" "$profile" # dependencies, untimed
+            kinds "$tool" "$n" value > "$dir/src/lib.rs"
+            if [ "$profile" = release ]; then
+                cargo clean --quiet --release -p "$name" --manifest-path "$dir/Cargo.toml"
+            else
+                cargo clean --quiet -p "$name" --manifest-path "$dir/Cargo.toml"
+            fi
+            clean[$tool]=$(seconds build "$dir" "$profile")
+            kinds "$tool" "$n" value_changed > "$dir/src/lib.rs"
+            incr[$tool]=$(seconds build "$dir" "$profile")
+        done
+        printf "%-8s %4s %-10s %10.2f %10.2f %8.2f\n" "$profile" "$n" clean "${clean[kubegen]}" "${clean[kube-derive]}" "$(echo "${clean[kubegen]} / ${clean[kube-derive]}" | bc -l)"
+        printf "%-8s %4s %-10s %10.2f %10.2f %8.2f\n" "$profile" "$n" one-field "${incr[kubegen]}" "${incr[kube-derive]}" "$(echo "${incr[kubegen]} / ${incr[kube-derive]}" | bc -l)"
+    done
+done
