@@ -5,7 +5,6 @@
 //! object arrives; index lookups touch only the matching keys, so listing one namespace
 //! costs in proportion to that namespace, not to the cache.
 
-use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -45,43 +44,68 @@ pub fn key_of<K: Resource>(object: &K) -> Arc<str> {
     }
 }
 
-thread_local! {
-    /// Reused to build lookup keys without allocating on every `get`.
-    static KEY: RefCell<String> = const { RefCell::new(String::new()) };
-}
-
-/// Calls `f` with the key of `namespace/name`, built in a reused buffer.
-fn with_key<R>(namespace: Option<&str>, name: &str, f: impl FnOnce(&str) -> R) -> R {
-    match namespace {
-        None => f(name),
-        Some(ns) => KEY.with(|buf| match buf.try_borrow_mut() {
-            Ok(mut b) => {
-                b.clear();
-                b.push_str(ns);
-                b.push('/');
-                b.push_str(name);
-                f(&b)
-            }
-            // Re-entered from inside `f` (not done by this module): fall back to allocating.
-            Err(_) => f(&format!("{ns}/{name}")),
-        }),
-    }
-}
-
 type Map<K, V> = HashMap<K, V, RandomState>;
 type Set<K> = HashSet<K, RandomState>;
 
+/// Where an object lives: its namespace ("" for cluster-scoped kinds) and name.
+type Slot = (Arc<str>, Arc<str>);
+
+/// Splits a cache key into namespace and name (names and namespaces contain no `/`).
+fn split_key(key: &str) -> (&str, &str) {
+    key.split_once('/').unwrap_or(("", key))
+}
+
 struct Entry<K> {
     object: Arc<K>,
-    /// The values the object was indexed under, per indexer, to unindex it later.
+    /// The values the object was indexed under, per custom indexer, to unindex it later.
     indexed: Vec<Vec<String>>,
 }
 
 struct Inner<K> {
-    items: Map<Arc<str>, Entry<K>>,
+    /// namespace → name → object. The outer map is the namespace index, and a lookup hashes
+    /// the two strings in place instead of building a `namespace/name` key.
+    namespaces: Map<Arc<str>, Map<Arc<str>, Entry<K>>>,
+    len: usize,
+    /// Custom indexers, and per indexer (same order) value → slots.
     indexers: Vec<(String, IndexFunc<K>)>,
-    /// Per indexer (same order), value → keys.
-    indices: Vec<Map<String, Set<Arc<str>>>>,
+    indices: Vec<Map<String, Set<Slot>>>,
+}
+
+impl<K> Inner<K> {
+    fn entry(&self, namespace: &str, name: &str) -> Option<&Entry<K>> {
+        self.namespaces.get(namespace)?.get(name)
+    }
+
+    fn remove(&mut self, namespace: &str, name: &str) -> Option<Entry<K>> {
+        let names = self.namespaces.get_mut(namespace)?;
+        let (name_key, entry) = names.remove_entry(name)?;
+        let ns_key = match names.is_empty() {
+            true => self.namespaces.remove_entry(namespace).map(|(k, _)| k),
+            false => self
+                .namespaces
+                .get_key_value(namespace)
+                .map(|(k, _)| k.clone()),
+        };
+        self.len -= 1;
+        if let Some(ns_key) = ns_key {
+            let slot = (ns_key, name_key);
+            for (values, index) in entry.indexed.iter().zip(self.indices.iter_mut()) {
+                for v in values {
+                    unindex_one(index, v, &slot);
+                }
+            }
+        }
+        Some(entry)
+    }
+}
+
+fn unindex_one(index: &mut Map<String, Set<Slot>>, value: &str, slot: &Slot) {
+    if let Some(slots) = index.get_mut(value) {
+        slots.remove(slot);
+        if slots.is_empty() {
+            index.remove(value);
+        }
+    }
 }
 
 /// A thread-safe indexed store of `Arc<K>`.
@@ -96,15 +120,14 @@ impl<K: Resource + Send + Sync + 'static> Default for Store<K> {
 }
 
 impl<K: Resource + Send + Sync + 'static> Store<K> {
-    /// An empty store with the namespace index.
+    /// An empty store (the namespace index is built in).
     pub fn new() -> Self {
-        let namespace: IndexFunc<K> =
-            Arc::new(|o: &K| o.meta().namespace.iter().cloned().collect());
         Store {
             inner: RwLock::new(Inner {
-                items: Map::default(),
-                indexers: vec![(NAMESPACE_INDEX.to_owned(), namespace)],
-                indices: vec![Map::default()],
+                namespaces: Map::default(),
+                len: 0,
+                indexers: Vec::new(),
+                indices: Vec::new(),
             }),
         }
     }
@@ -126,10 +149,10 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
         index: impl Fn(&K) -> Vec<String> + Send + Sync + 'static,
     ) -> Result<(), IndexerError> {
         let mut inner = self.write();
-        if !inner.items.is_empty() {
+        if inner.len > 0 {
             return Err(IndexerError::AlreadyStarted(name.to_owned()));
         }
-        if inner.indexers.iter().any(|(n, _)| n == name) {
+        if name == NAMESPACE_INDEX || inner.indexers.iter().any(|(n, _)| n == name) {
             return Err(IndexerError::Duplicate(name.to_owned()));
         }
         inner.indexers.push((name.to_owned(), Arc::new(index)));
@@ -139,92 +162,108 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
 
     /// Inserts or replaces an object; returns the previous version.
     pub fn insert(&self, object: Arc<K>) -> Option<Arc<K>> {
-        let key = key_of(&*object);
+        let meta = object.meta();
+        let namespace = meta.namespace.as_deref().unwrap_or("");
+        let name = meta.name.as_deref().unwrap_or("");
         let mut guard = self.write();
         let inner = &mut *guard;
         // Index functions run under the lock (as client-go's do): they must be quick and
         // must not touch this store.
         let indexed: Vec<Vec<String>> = inner.indexers.iter().map(|(_, f)| f(&object)).collect();
-        for (values, index) in indexed.iter().zip(inner.indices.iter_mut()) {
+        let ns_key: Arc<str> = match inner.namespaces.get_key_value(namespace) {
+            Some((k, _)) => k.clone(),
+            None => {
+                let k: Arc<str> = namespace.into();
+                inner.namespaces.insert(k.clone(), Map::default());
+                k
+            }
+        };
+        let names = inner.namespaces.get_mut(namespace).expect("inserted above");
+        let name_key: Arc<str> = match names.get_key_value(name) {
+            Some((k, _)) => k.clone(),
+            None => name.into(),
+        };
+        let slot = (ns_key, name_key.clone());
+        // `namespace` and `name` borrow the object, which moves into the map here.
+        let old = names.insert(name_key, Entry { object, indexed });
+        if old.is_none() {
+            inner.len += 1;
+        }
+        let current = &inner.namespaces[&*slot.0][&*slot.1].indexed;
+        for (i, values) in current.iter().enumerate() {
+            let stale: Vec<String> = match &old {
+                Some(o) => o.indexed[i]
+                    .iter()
+                    .filter(|v| !values.contains(v))
+                    .cloned()
+                    .collect(),
+                None => Vec::new(),
+            };
+            let index = &mut inner.indices[i];
             for v in values {
                 match index.get_mut(v.as_str()) {
-                    Some(keys) => {
-                        keys.insert(key.clone());
+                    Some(slots) => {
+                        slots.insert(slot.clone());
                     }
                     None => {
-                        let mut keys = Set::default();
-                        keys.insert(key.clone());
-                        index.insert(v.clone(), keys);
+                        let mut slots = Set::default();
+                        slots.insert(slot.clone());
+                        index.insert(v.clone(), slots);
                     }
                 }
             }
-        }
-        let old = inner.items.insert(key.clone(), Entry { object, indexed });
-        if let Some(old) = &old {
-            // Values the object is still indexed under were just re-added above; remove
-            // only the ones it left.
-            let current = &inner.items[&key].indexed;
-            for ((old_values, new_values), index) in old
-                .indexed
-                .iter()
-                .zip(current)
-                .zip(inner.indices.iter_mut())
-            {
-                for v in old_values.iter().filter(|v| !new_values.contains(v)) {
-                    if let Some(keys) = index.get_mut(v.as_str()) {
-                        keys.remove(&key);
-                        if keys.is_empty() {
-                            index.remove(v.as_str());
-                        }
-                    }
-                }
+            for v in stale {
+                unindex_one(index, &v, &slot);
             }
         }
         old.map(|e| e.object)
     }
 
-    /// Removes an object by key; returns it.
+    /// Removes an object by cache key (`namespace/name`, or `name`); returns it.
     pub fn remove(&self, key: &str) -> Option<Arc<K>> {
-        let mut inner = self.write();
-        let entry = inner.items.remove(key)?;
-        let key: Arc<str> = key.into();
-        unindex(&mut inner.indices, &key, &entry.indexed);
-        Some(entry.object)
+        let (namespace, name) = split_key(key);
+        self.write().remove(namespace, name).map(|e| e.object)
     }
 
     /// The object at `namespace/name` (or `name` for cluster-scoped kinds).
     pub fn get(&self, namespace: Option<&str>, name: &str) -> Option<Arc<K>> {
-        let inner = self.read();
-        with_key(namespace, name, |k| {
-            inner.items.get(k).map(|e| e.object.clone())
-        })
+        self.read()
+            .entry(namespace.unwrap_or(""), name)
+            .map(|e| e.object.clone())
     }
 
     /// The object under a cache key.
     pub fn get_by_key(&self, key: &str) -> Option<Arc<K>> {
-        self.read().items.get(key).map(|e| e.object.clone())
+        let (namespace, name) = split_key(key);
+        self.read().entry(namespace, name).map(|e| e.object.clone())
     }
 
     /// Every object the selector matches.
     pub fn list(&self, selector: &LabelSelector) -> Vec<Arc<K>> {
-        self.read()
-            .items
+        let inner = self.read();
+        inner
+            .namespaces
             .values()
+            .flat_map(|names| names.values())
             .filter(|e| matches(&*e.object, selector))
             .map(|e| e.object.clone())
             .collect()
     }
 
-    /// The objects whose indexer `index` produced `value`; costs in proportion to the result.
+    /// The objects whose indexer `index` produced `value` (`namespace` is built in); costs
+    /// in proportion to the result.
     pub fn by_index(&self, index: &str, value: &str) -> Vec<Arc<K>> {
+        if index == NAMESPACE_INDEX {
+            return self.list_namespace(value, &LabelSelector::everything());
+        }
         let inner = self.read();
         let Some(i) = inner.indexers.iter().position(|(n, _)| n == index) else {
             return Vec::new();
         };
         match inner.indices[i].get(value) {
-            Some(keys) => keys
+            Some(slots) => slots
                 .iter()
-                .filter_map(|k| inner.items.get(k))
+                .filter_map(|(ns, name)| inner.entry(ns, name))
                 .map(|e| e.object.clone())
                 .collect(),
             None => Vec::new(),
@@ -234,10 +273,9 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
     /// The objects in `namespace` that the selector matches.
     pub fn list_namespace(&self, namespace: &str, selector: &LabelSelector) -> Vec<Arc<K>> {
         let inner = self.read();
-        match inner.indices[0].get(namespace) {
-            Some(keys) => keys
-                .iter()
-                .filter_map(|k| inner.items.get(k))
+        match inner.namespaces.get(namespace) {
+            Some(names) => names
+                .values()
                 .filter(|e| matches(&*e.object, selector))
                 .map(|e| e.object.clone())
                 .collect(),
@@ -245,32 +283,30 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
         }
     }
 
-    /// Every cache key.
+    /// Every cache key (`namespace/name`, or `name`).
     pub fn keys(&self) -> Vec<Arc<str>> {
-        self.read().items.keys().cloned().collect()
+        let inner = self.read();
+        let mut keys = Vec::with_capacity(inner.len);
+        for (ns, names) in &inner.namespaces {
+            for name in names.keys() {
+                keys.push(if ns.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{ns}/{name}").into()
+                });
+            }
+        }
+        keys
     }
 
     /// How many objects are cached.
     pub fn len(&self) -> usize {
-        self.read().items.len()
+        self.read().len
     }
 
     /// Whether the cache is empty.
     pub fn is_empty(&self) -> bool {
-        self.read().items.is_empty()
-    }
-}
-
-fn unindex(indices: &mut [Map<String, Set<Arc<str>>>], key: &Arc<str>, indexed: &[Vec<String>]) {
-    for (values, index) in indexed.iter().zip(indices.iter_mut()) {
-        for v in values {
-            if let Some(keys) = index.get_mut(v) {
-                keys.remove(key);
-                if keys.is_empty() {
-                    index.remove(v);
-                }
-            }
-        }
+        self.read().len == 0
     }
 }
 
