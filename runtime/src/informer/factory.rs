@@ -1,0 +1,158 @@
+//! `SharedInformerFactory`: one informer per kind, shared by every caller.
+
+use super::*;
+
+trait AnyInformer: Send + Sync {
+    fn start(&self, stop: watch::Receiver<bool>);
+    fn has_synced(&self) -> bool;
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl<K: InformerKind> AnyInformer for SharedIndexInformer<K> {
+    fn start(&self, stop: watch::Receiver<bool>) {
+        SharedIndexInformer::start(self, stop)
+    }
+    fn has_synced(&self) -> bool {
+        SharedIndexInformer::has_synced(self)
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Builds an `Api` for a kind: namespaced kinds honour the factory's namespace.
+pub type ApiMaker<K> = fn(kube::Client, Option<&str>) -> Api<K>;
+
+/// `ApiMaker` for namespaced kinds.
+pub fn namespaced_api<K>(client: kube::Client, namespace: Option<&str>) -> Api<K>
+where
+    K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>,
+{
+    match namespace {
+        Some(ns) => Api::namespaced(client, ns),
+        None => Api::all(client),
+    }
+}
+
+/// `ApiMaker` for cluster-scoped kinds.
+pub fn cluster_api<K: Resource<DynamicType = ()>>(client: kube::Client, _: Option<&str>) -> Api<K> {
+    Api::all(client)
+}
+
+/// One informer per kind, shared by every caller (client-go's `SharedInformerFactory`).
+/// The derive adds an accessor per kind: `factory.cron_jobs()`.
+pub struct SharedInformerFactory {
+    client: kube::Client,
+    namespace: Option<String>,
+    labels: Option<String>,
+    fields: Option<String>,
+    resync: Option<Duration>,
+    informers: Mutex<HashMap<TypeId, Arc<dyn AnyInformer>>>,
+    stop: watch::Sender<bool>,
+}
+
+impl SharedInformerFactory {
+    /// A factory watching all namespaces.
+    pub fn new(client: kube::Client) -> Self {
+        let (stop, _) = watch::channel(false);
+        SharedInformerFactory {
+            client,
+            namespace: None,
+            labels: None,
+            fields: None,
+            resync: None,
+            informers: Mutex::default(),
+            stop,
+        }
+    }
+
+    /// Restricts namespaced kinds to one namespace.
+    pub fn namespace(mut self, namespace: &str) -> Self {
+        self.namespace = Some(namespace.to_owned());
+        self
+    }
+
+    /// Only objects matching this label selector.
+    pub fn label_selector(mut self, selector: &str) -> Self {
+        self.labels = Some(selector.to_owned());
+        self
+    }
+
+    /// Only objects matching this field selector.
+    pub fn field_selector(mut self, selector: &str) -> Self {
+        self.fields = Some(selector.to_owned());
+        self
+    }
+
+    /// Default resync period for informers this factory creates.
+    pub fn resync(mut self, period: Duration) -> Self {
+        self.resync = Some(period);
+        self
+    }
+
+    /// The informer for `K`, created on first use (generated accessors call this).
+    pub fn informer_with<K: InformerKind>(&self, make_api: ApiMaker<K>) -> SharedIndexInformer<K> {
+        let mut informers = self.informers.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(existing) = informers.get(&TypeId::of::<K>())
+            && let Some(i) = existing.as_any().downcast_ref::<SharedIndexInformer<K>>()
+        {
+            return i.clone();
+        }
+        let mut config = watcher::Config::default();
+        if let Some(l) = &self.labels {
+            config = config.labels(l);
+        }
+        if let Some(f) = &self.fields {
+            config = config.fields(f);
+        }
+        let api = make_api(self.client.clone(), self.namespace.as_deref());
+        let informer = SharedIndexInformer::new(api, config, self.resync);
+        informers.insert(TypeId::of::<K>(), Arc::new(informer.clone()));
+        informer
+    }
+
+    /// Starts every informer created so far that is not running yet.
+    pub fn start(&self) {
+        let informers: Vec<Arc<dyn AnyInformer>> = self
+            .informers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        for i in informers {
+            i.start(self.stop.subscribe());
+        }
+    }
+
+    /// Waits until every started informer has synced (or `timeout`); true when all did.
+    pub async fn wait_for_cache_sync(&self, timeout: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let all = self
+                .informers
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .values()
+                .all(|i| i.has_synced());
+            if all {
+                return true;
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Stops every informer.
+    pub fn shutdown(&self) {
+        self.stop.send_replace(true);
+    }
+}
+
+impl Drop for SharedInformerFactory {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
