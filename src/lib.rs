@@ -3,7 +3,10 @@
 //! Define Kubernetes APIs in Rust. One derive on a spec struct generates what Go's
 //! code-generator and kubebuilder's controller-gen produce: the kind type and its list,
 //! a CustomResourceDefinition with a structural OpenAPI v3 schema, deep-copy, defaulting,
-//! and a registry that `crdgen` prints from.
+//! a typed client (`client.cron_jobs("ns")`), a lister over a shared indexed cache, an
+//! informer accessor on [`informer::SharedInformerFactory`], and a registry that `crdgen`
+//! prints from. With the `testing` feature, `testing::ApiServer` is an in-memory API server
+//! to run all of it against.
 //!
 //! ```
 //! use kubegen::prelude::*;
