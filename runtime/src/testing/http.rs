@@ -52,7 +52,7 @@ fn param<'q>(q: &'q Query, key: &str) -> Option<&'q str> {
 }
 
 fn truthy(q: &Query, key: &str) -> bool {
-    matches!(param(q, key), Some("true" | "1" | "")) && q.iter().any(|(k, _)| k == key)
+    matches!(param(q, key), Some("true" | "1" | ""))
 }
 
 enum Route {

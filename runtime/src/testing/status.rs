@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::schema::validate::FieldError;
+use crate::schema::validate::{FieldError, FieldErrorType};
 
 /// A failed request, rendered as a `Status` object.
 #[derive(Clone, Debug, PartialEq)]
@@ -113,6 +113,23 @@ impl ApiError {
         );
         e.details = Some(json!({"name": name, "group": group, "kind": kind, "causes": causes}));
         e
+    }
+
+    /// `Invalid` with a single field cause.
+    pub fn invalid_field(
+        group: &str,
+        kind: &str,
+        name: &str,
+        path: &str,
+        reason: FieldErrorType,
+        message: &str,
+    ) -> Self {
+        let error = FieldError {
+            path: path.to_owned(),
+            kind: reason,
+            message: message.to_owned(),
+        };
+        Self::invalid(group, kind, name, std::slice::from_ref(&error))
     }
 
     pub fn gone(message: impl Into<String>) -> Self {

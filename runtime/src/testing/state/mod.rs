@@ -51,12 +51,19 @@ impl KindEntry {
     pub fn from_versions(infos: &[&'static ResourceInfo], crd: Value) -> Self {
         let first = infos[0];
         let storage = infos.iter().find(|i| i.storage).unwrap_or(&first).version;
+        // The built CRD already holds every version's schema; generate one only when the CRD
+        // could not be built.
+        let built = |version: &str| -> Option<Value> {
+            let versions = crd["spec"]["versions"].as_array()?;
+            let v = versions.iter().find(|v| v["name"] == version)?;
+            Some(v["schema"]["openAPIV3Schema"].clone()).filter(Value::is_object)
+        };
         let versions = infos
             .iter()
             .map(|i| VersionEntry {
                 name: i.version,
                 served: i.served,
-                schema: (i.schema)().to_value(),
+                schema: built(i.version).unwrap_or_else(|| (i.schema)().to_value()),
                 status: i.status,
                 scale: i.scale,
                 selectable: i

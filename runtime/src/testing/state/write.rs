@@ -1,6 +1,7 @@
 //! Writes: create and update (PUT and patches), with the status subresource's rules.
 
 use super::*;
+use crate::schema::validate::FieldErrorType;
 
 impl State {
     pub fn create(
@@ -38,12 +39,14 @@ impl State {
                 format!("{prefix}{}", suffix(self.sequence))
             }
             _ => {
-                let errors = [crate::schema::validate::FieldError {
-                    path: ".metadata.name".into(),
-                    kind: crate::schema::validate::FieldErrorType::Required,
-                    message: "name or generateName is required".into(),
-                }];
-                return Err(ApiError::invalid(group, kind, "", &errors));
+                return Err(ApiError::invalid_field(
+                    group,
+                    kind,
+                    "",
+                    ".metadata.name",
+                    FieldErrorType::Required,
+                    "name or generateName is required",
+                ));
             }
         };
         let key = self.key(t, &name);
@@ -155,12 +158,14 @@ impl State {
                 match meta_str(&body, "resourceVersion") {
                     None | Some("") => {
                         let e = self.entry(t);
-                        let errors = [crate::schema::validate::FieldError {
-                            path: ".metadata.resourceVersion".into(),
-                            kind: crate::schema::validate::FieldErrorType::Invalid,
-                            message: "must be specified for an update".into(),
-                        }];
-                        return Err(ApiError::invalid(e.group, e.kind, &name, &errors));
+                        return Err(ApiError::invalid_field(
+                            e.group,
+                            e.kind,
+                            &name,
+                            ".metadata.resourceVersion",
+                            FieldErrorType::Invalid,
+                            "must be specified for an update",
+                        ));
                     }
                     _ => {}
                 }
