@@ -129,10 +129,18 @@ pub struct Processor<K> {
 impl<K: Resource + Send + Sync + 'static> Processor<K> {
     /// A processor writing into `store`, with no handlers.
     pub fn new(store: Arc<Store<K>>) -> Self {
+        Self::with_handlers(store, Arc::default(), None)
+    }
+
+    fn with_handlers(
+        store: Arc<Store<K>>,
+        handlers: HandlerList<K>,
+        transform: Option<Transform<K>>,
+    ) -> Self {
         Processor {
             store,
-            handlers: Arc::default(),
-            transform: None,
+            handlers,
+            transform,
             relist: None,
             synced: false,
         }
@@ -360,13 +368,8 @@ async fn run<K: InformerKind>(inner: Arc<InformerInner<K>>, mut stop: watch::Rec
         .read()
         .unwrap_or_else(|e| e.into_inner())
         .clone();
-    let mut processor = Processor {
-        store: inner.store.clone(),
-        handlers: inner.handlers.clone(),
-        transform,
-        relist: None,
-        synced: false,
-    };
+    let mut processor =
+        Processor::with_handlers(inner.store.clone(), inner.handlers.clone(), transform);
     let mut events = watch_stream(inner.api.clone(), inner.config.clone())
         .default_backoff()
         .boxed();
