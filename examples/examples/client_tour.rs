@@ -4,7 +4,6 @@
 //! `cargo run --example client_tour -- --kubeconfig ~/.kube/config` against a real cluster
 //! (it applies the example CRDs and works in a new namespace).
 
-use kubegen::client::PostParams;
 use kubegen::testing::ApiServer;
 
 #[tokio::main]
@@ -38,24 +37,7 @@ async fn main() {
 }
 
 async fn real_cluster(path: &str) -> Result<String, String> {
-    use k8s_openapi::api::core::v1::Namespace;
-    let kubeconfig = kube::config::Kubeconfig::read_from(path).map_err(|e| e.to_string())?;
-    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
-        .await
-        .map_err(|e| e.to_string())?;
-    let client = kube::Client::try_from(config).map_err(|e| e.to_string())?;
-    kubegen::crd::install(&client, "client-tour", std::time::Duration::from_secs(60))
-        .await
-        .map_err(|e| e.to_string())?;
-    let namespace = format!("client-tour-{}", std::process::id());
-    let ns: Namespace =
-        serde_json::from_value(serde_json::json!({"metadata": {"name": namespace}}))
-            .map_err(|e| e.to_string())?;
-    kube::Api::<Namespace>::all(client.clone())
-        .create(&PostParams::default(), &ns)
-        .await
-        .map_err(|e| e.to_string())?;
-    println!("using the cluster in {path}, namespace {namespace}");
+    let (client, namespace) = kubegen_examples::cluster::prepare(path, "client-tour").await?;
     kubegen_examples::tour::client_tour(&client, &namespace)
         .await
         .map_err(|e| e.to_string())

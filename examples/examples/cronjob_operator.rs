@@ -32,28 +32,7 @@ async fn main() {
 }
 
 async fn on_cluster(path: &str) -> Result<Vec<String>, String> {
-    use k8s_openapi::api::core::v1::Namespace;
-    let kubeconfig = kube::config::Kubeconfig::read_from(path).map_err(|e| e.to_string())?;
-    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
-        .await
-        .map_err(|e| e.to_string())?;
-    let client = kube::Client::try_from(config).map_err(|e| e.to_string())?;
-    kubegen::crd::install(
-        &client,
-        "cronjob-operator",
-        std::time::Duration::from_secs(60),
-    )
-    .await
-    .map_err(|e| e.to_string())?;
-    let namespace = format!("cronjob-operator-{}", std::process::id());
-    let ns: Namespace =
-        serde_json::from_value(serde_json::json!({"metadata": {"name": namespace}}))
-            .map_err(|e| e.to_string())?;
-    kube::Api::<Namespace>::all(client.clone())
-        .create(&Default::default(), &ns)
-        .await
-        .map_err(|e| e.to_string())?;
-    println!("using the cluster in {path}, namespace {namespace}");
+    let (client, namespace) = kubegen_examples::cluster::prepare(path, "cronjob-operator").await?;
     kubegen_examples::operator::demo(client, &namespace)
         .await
         .map_err(|e| e.to_string())

@@ -3,6 +3,7 @@
 //!
 //! `cargo run --bin crdgen` (from the repository root) prints their CRDs.
 
+pub mod cluster;
 pub mod cronjob;
 pub mod database;
 pub mod operator;
