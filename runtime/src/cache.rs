@@ -5,13 +5,14 @@
 //! object arrives; index lookups touch only the matching keys, so listing one namespace
 //! costs in proportion to that namespace, not to the cache.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
-use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
-
 use ahash::RandomState;
+use hashbrown::HashTable;
+use hashbrown::hash_table::Entry;
 use kube::Resource;
+use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::selector::LabelSelector;
 
@@ -36,75 +37,161 @@ pub enum IndexerError {
 
 /// The cache key of an object: `namespace/name`, or `name` for cluster-scoped objects.
 pub fn key_of<K: Resource>(object: &K) -> Arc<str> {
-    let meta = object.meta();
-    let name = meta.name.as_deref().unwrap_or("");
-    match meta.namespace.as_deref() {
-        Some(ns) if !ns.is_empty() => format!("{ns}/{name}").into(),
-        _ => name.into(),
+    let (namespace, name) = slot(object);
+    match namespace {
+        "" => name.into(),
+        ns => format!("{ns}/{name}").into(),
     }
 }
 
-type Map<K, V> = HashMap<K, V, RandomState>;
-type Set<K> = HashSet<K, RandomState>;
-
-/// Where an object lives: its namespace ("" for cluster-scoped kinds) and name.
-type Slot = (Arc<str>, Arc<str>);
+/// Where an object lives: its namespace ("" for cluster-scoped objects) and name.
+fn slot<K: Resource>(object: &K) -> (&str, &str) {
+    let meta = object.meta();
+    (
+        meta.namespace.as_deref().unwrap_or(""),
+        meta.name.as_deref().unwrap_or(""),
+    )
+}
 
 /// Splits a cache key into namespace and name (names and namespaces contain no `/`).
 fn split_key(key: &str) -> (&str, &str) {
     key.split_once('/').unwrap_or(("", key))
 }
 
-struct Entry<K> {
-    object: Arc<K>,
-    /// The values the object was indexed under, per custom indexer, to unindex it later.
-    indexed: Vec<Vec<String>>,
+/// A set of `Arc<K>` keyed by each object's own namespace and name. The key is read from
+/// the object rather than stored beside it, so membership costs one pointer per object.
+pub(crate) struct ObjectSet<K> {
+    hasher: RandomState,
+    table: HashTable<Arc<K>>,
+}
+
+impl<K: Resource> Default for ObjectSet<K> {
+    fn default() -> Self {
+        ObjectSet {
+            hasher: RandomState::new(),
+            table: HashTable::new(),
+        }
+    }
+}
+
+impl<K: Resource> ObjectSet<K> {
+    fn hash(hasher: &RandomState, at: (&str, &str)) -> u64 {
+        hasher.hash_one(at)
+    }
+
+    /// The object at `namespace`/`name`.
+    pub(crate) fn get(&self, namespace: &str, name: &str) -> Option<&Arc<K>> {
+        let at = (namespace, name);
+        self.table
+            .find(Self::hash(&self.hasher, at), |o| slot(&**o) == at)
+    }
+
+    /// Inserts `object`, replacing (and returning) the one at the same place.
+    pub(crate) fn put(&mut self, object: Arc<K>) -> Option<Arc<K>> {
+        let ObjectSet { hasher, table } = self;
+        let at = slot(&*object);
+        let entry = table.entry(
+            Self::hash(hasher, at),
+            |o| slot(&**o) == at,
+            |o| Self::hash(hasher, slot(&**o)),
+        );
+        match entry {
+            Entry::Occupied(mut e) => Some(std::mem::replace(e.get_mut(), object)),
+            Entry::Vacant(e) => {
+                e.insert(object);
+                None
+            }
+        }
+    }
+
+    /// Removes and returns the object at `namespace`/`name`.
+    pub(crate) fn remove(&mut self, namespace: &str, name: &str) -> Option<Arc<K>> {
+        let at = (namespace, name);
+        let hash = Self::hash(&self.hasher, at);
+        match self.table.find_entry(hash, |o| slot(&**o) == at) {
+            Ok(e) => Some(e.remove().0),
+            Err(_) => None,
+        }
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Arc<K>> {
+        self.table.iter()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+}
+
+impl<K> IntoIterator for ObjectSet<K> {
+    type Item = Arc<K>;
+    type IntoIter = hashbrown::hash_table::IntoIter<Arc<K>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.table.into_iter()
+    }
+}
+
+type Map<V> = HashMap<String, V, RandomState>;
+
+/// Adds `object` to `sets[value]`, creating the set.
+fn add_to<K: Resource>(sets: &mut Map<ObjectSet<K>>, value: &str, object: &Arc<K>) {
+    match sets.get_mut(value) {
+        Some(set) => {
+            set.put(object.clone());
+        }
+        None => {
+            let mut set = ObjectSet::default();
+            set.put(object.clone());
+            sets.insert(value.to_owned(), set);
+        }
+    }
+}
+
+/// Removes `namespace`/`name` from `sets[value]`, dropping the set once it is empty.
+fn remove_from<K: Resource>(sets: &mut Map<ObjectSet<K>>, value: &str, at: (&str, &str)) {
+    if let Some(set) = sets.get_mut(value) {
+        set.remove(at.0, at.1);
+        if set.is_empty() {
+            sets.remove(value);
+        }
+    }
 }
 
 struct Inner<K> {
-    /// namespace → name → object. The outer map is the namespace index, and a lookup hashes
-    /// the two strings in place instead of building a `namespace/name` key.
-    namespaces: Map<Arc<str>, Map<Arc<str>, Entry<K>>>,
-    len: usize,
-    /// Custom indexers, and per indexer (same order) value → slots.
+    /// Every object, found by namespace and name in one probe.
+    objects: ObjectSet<K>,
+    /// The namespace index: namespace → its objects.
+    namespaces: Map<ObjectSet<K>>,
+    /// Custom indexers, and per indexer (same order) value → objects. An object's old
+    /// index values are recomputed from the old object when it changes (as client-go
+    /// does), so nothing per object is stored for them.
     indexers: Vec<(String, IndexFunc<K>)>,
-    indices: Vec<Map<String, Set<Slot>>>,
+    indices: Vec<Map<ObjectSet<K>>>,
 }
 
-impl<K> Inner<K> {
-    fn entry(&self, namespace: &str, name: &str) -> Option<&Entry<K>> {
-        self.namespaces.get(namespace)?.get(name)
+impl<K: Resource> Inner<K> {
+    fn index_values(&self, object: &K) -> Vec<Vec<String>> {
+        self.indexers.iter().map(|(_, f)| f(object)).collect()
     }
 
-    fn remove(&mut self, namespace: &str, name: &str) -> Option<Entry<K>> {
-        let names = self.namespaces.get_mut(namespace)?;
-        let (name_key, entry) = names.remove_entry(name)?;
-        let ns_key = match names.is_empty() {
-            true => self.namespaces.remove_entry(namespace).map(|(k, _)| k),
-            false => self
-                .namespaces
-                .get_key_value(namespace)
-                .map(|(k, _)| k.clone()),
-        };
-        self.len -= 1;
-        if let Some(ns_key) = ns_key {
-            let slot = (ns_key, name_key);
-            for (values, index) in entry.indexed.iter().zip(self.indices.iter_mut()) {
-                for v in values {
-                    unindex_one(index, v, &slot);
-                }
+    fn remove(&mut self, namespace: &str, name: &str) -> Option<Arc<K>> {
+        let old = self.objects.get(namespace, name)?.clone();
+        // Index functions run before anything changes, so a panicking one leaves the
+        // maps consistent.
+        let values = self.index_values(&old);
+        self.objects.remove(namespace, name);
+        remove_from(&mut self.namespaces, namespace, (namespace, name));
+        for (values, index) in values.iter().zip(self.indices.iter_mut()) {
+            for v in values {
+                remove_from(index, v, (namespace, name));
             }
         }
-        Some(entry)
-    }
-}
-
-fn unindex_one(index: &mut Map<String, Set<Slot>>, value: &str, slot: &Slot) {
-    if let Some(slots) = index.get_mut(value) {
-        slots.remove(slot);
-        if slots.is_empty() {
-            index.remove(value);
-        }
+        Some(old)
     }
 }
 
@@ -124,8 +211,8 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
     pub fn new() -> Self {
         Store {
             inner: RwLock::new(Inner {
+                objects: ObjectSet::default(),
                 namespaces: Map::default(),
-                len: 0,
                 indexers: Vec::new(),
                 indices: Vec::new(),
             }),
@@ -149,7 +236,7 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
         index: impl Fn(&K) -> Vec<String> + Send + Sync + 'static,
     ) -> Result<(), IndexerError> {
         let mut inner = self.write();
-        if inner.len > 0 {
+        if !inner.objects.is_empty() {
             return Err(IndexerError::AlreadyStarted(name.to_owned()));
         }
         if name == NAMESPACE_INDEX || inner.indexers.iter().any(|(n, _)| n == name) {
@@ -162,92 +249,59 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
 
     /// Inserts or replaces an object; returns the previous version.
     pub fn insert(&self, object: Arc<K>) -> Option<Arc<K>> {
-        let meta = object.meta();
-        let namespace = meta.namespace.as_deref().unwrap_or("");
-        let name = meta.name.as_deref().unwrap_or("");
+        let (namespace, name) = slot(&*object);
         let mut guard = self.write();
         let inner = &mut *guard;
         // Index functions run under the lock (as client-go's do): they must be quick and
-        // must not touch this store.
-        let indexed: Vec<Vec<String>> = inner.indexers.iter().map(|(_, f)| f(&object)).collect();
-        let ns_key: Arc<str> = match inner.namespaces.get_key_value(namespace) {
-            Some((k, _)) => k.clone(),
-            None => {
-                let k: Arc<str> = namespace.into();
-                inner.namespaces.insert(k.clone(), Map::default());
-                k
+        // must not touch this store. They run before anything changes.
+        let values = inner.index_values(&object);
+        let stale = match inner.objects.get(namespace, name) {
+            Some(old) if !inner.indexers.is_empty() => inner.index_values(old),
+            _ => Vec::new(),
+        };
+        let old = inner.objects.put(object.clone());
+        add_to(&mut inner.namespaces, namespace, &object);
+        for (i, index) in inner.indices.iter_mut().enumerate() {
+            for v in &values[i] {
+                add_to(index, v, &object);
             }
-        };
-        let names = inner.namespaces.get_mut(namespace).expect("inserted above");
-        let name_key: Arc<str> = match names.get_key_value(name) {
-            Some((k, _)) => k.clone(),
-            None => name.into(),
-        };
-        let slot = (ns_key, name_key.clone());
-        // `namespace` and `name` borrow the object, which moves into the map here.
-        let old = names.insert(name_key, Entry { object, indexed });
-        if old.is_none() {
-            inner.len += 1;
-        }
-        let current = &inner.namespaces[&*slot.0][&*slot.1].indexed;
-        for (i, values) in current.iter().enumerate() {
-            let stale: Vec<String> = match &old {
-                Some(o) => o.indexed[i]
-                    .iter()
-                    .filter(|v| !values.contains(v))
-                    .cloned()
-                    .collect(),
-                None => Vec::new(),
-            };
-            let index = &mut inner.indices[i];
-            for v in values {
-                match index.get_mut(v.as_str()) {
-                    Some(slots) => {
-                        slots.insert(slot.clone());
-                    }
-                    None => {
-                        let mut slots = Set::default();
-                        slots.insert(slot.clone());
-                        index.insert(v.clone(), slots);
-                    }
+            for v in stale.get(i).into_iter().flatten() {
+                if !values[i].contains(v) {
+                    remove_from(index, v, (namespace, name));
                 }
             }
-            for v in stale {
-                unindex_one(index, &v, &slot);
-            }
         }
-        old.map(|e| e.object)
+        old
+    }
+
+    /// Removes the object at `namespace/name` (or `name` for cluster-scoped kinds); returns it.
+    pub fn remove(&self, namespace: Option<&str>, name: &str) -> Option<Arc<K>> {
+        self.write().remove(namespace.unwrap_or(""), name)
     }
 
     /// Removes an object by cache key (`namespace/name`, or `name`); returns it.
-    pub fn remove(&self, key: &str) -> Option<Arc<K>> {
+    pub fn remove_by_key(&self, key: &str) -> Option<Arc<K>> {
         let (namespace, name) = split_key(key);
-        self.write().remove(namespace, name).map(|e| e.object)
+        self.write().remove(namespace, name)
     }
 
     /// The object at `namespace/name` (or `name` for cluster-scoped kinds).
     pub fn get(&self, namespace: Option<&str>, name: &str) -> Option<Arc<K>> {
         self.read()
-            .entry(namespace.unwrap_or(""), name)
-            .map(|e| e.object.clone())
+            .objects
+            .get(namespace.unwrap_or(""), name)
+            .cloned()
     }
 
     /// The object under a cache key.
     pub fn get_by_key(&self, key: &str) -> Option<Arc<K>> {
         let (namespace, name) = split_key(key);
-        self.read().entry(namespace, name).map(|e| e.object.clone())
+        self.read().objects.get(namespace, name).cloned()
     }
 
     /// Every object the selector matches.
     pub fn list(&self, selector: &LabelSelector) -> Vec<Arc<K>> {
-        let inner = self.read();
-        inner
-            .namespaces
-            .values()
-            .flat_map(|names| names.values())
-            .filter(|e| matches(&*e.object, selector))
-            .map(|e| e.object.clone())
-            .collect()
+        select(self.read().objects.iter(), selector)
     }
 
     /// The objects whose indexer `index` produced `value` (`namespace` is built in); costs
@@ -261,53 +315,43 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
             return Vec::new();
         };
         match inner.indices[i].get(value) {
-            Some(slots) => slots
-                .iter()
-                .filter_map(|(ns, name)| inner.entry(ns, name))
-                .map(|e| e.object.clone())
-                .collect(),
+            Some(set) => set.iter().cloned().collect(),
             None => Vec::new(),
         }
     }
 
     /// The objects in `namespace` that the selector matches.
     pub fn list_namespace(&self, namespace: &str, selector: &LabelSelector) -> Vec<Arc<K>> {
-        let inner = self.read();
-        match inner.namespaces.get(namespace) {
-            Some(names) => names
-                .values()
-                .filter(|e| matches(&*e.object, selector))
-                .map(|e| e.object.clone())
-                .collect(),
+        match self.read().namespaces.get(namespace) {
+            Some(set) => select(set.iter(), selector),
             None => Vec::new(),
         }
     }
 
     /// Every cache key (`namespace/name`, or `name`).
     pub fn keys(&self) -> Vec<Arc<str>> {
-        let inner = self.read();
-        let mut keys = Vec::with_capacity(inner.len);
-        for (ns, names) in &inner.namespaces {
-            for name in names.keys() {
-                keys.push(if ns.is_empty() {
-                    name.clone()
-                } else {
-                    format!("{ns}/{name}").into()
-                });
-            }
-        }
-        keys
+        self.read().objects.iter().map(|o| key_of(&**o)).collect()
     }
 
     /// How many objects are cached.
     pub fn len(&self) -> usize {
-        self.read().len
+        self.read().objects.len()
     }
 
     /// Whether the cache is empty.
     pub fn is_empty(&self) -> bool {
-        self.read().len == 0
+        self.read().objects.is_empty()
     }
+}
+
+fn select<'a, K: Resource + 'a>(
+    objects: impl Iterator<Item = &'a Arc<K>>,
+    selector: &LabelSelector,
+) -> Vec<Arc<K>> {
+    objects
+        .filter(|o| matches(&***o, selector))
+        .cloned()
+        .collect()
 }
 
 fn matches<K: Resource>(object: &K, selector: &LabelSelector) -> bool {
@@ -448,7 +492,11 @@ mod tests {
             "the update moved a/x out of app=web"
         );
         assert_eq!(store.by_index("app", "api").len(), 2);
-        store.remove("a/y");
+        assert_eq!(
+            store.remove_by_key("a/y").unwrap().metadata.name.as_deref(),
+            Some("y")
+        );
+        assert!(store.remove(Some("a"), "y").is_none());
         assert_eq!(store.by_index("app", "api").len(), 1);
         assert_eq!(store.by_index(NAMESPACE_INDEX, "a").len(), 1);
         assert!(store.get(Some("b"), "x").is_some());

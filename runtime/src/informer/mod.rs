@@ -21,7 +21,8 @@ use kube::runtime::{WatchStreamExt, watcher as watch_stream};
 use serde::de::DeserializeOwned;
 use tokio::sync::watch;
 
-use crate::cache::{IndexerError, Lister, Store, key_of};
+use crate::cache::{IndexerError, Lister, ObjectSet, Store};
+use crate::selector::LabelSelector;
 
 mod factory;
 
@@ -122,7 +123,7 @@ pub struct Processor<K> {
     store: Arc<Store<K>>,
     handlers: HandlerList<K>,
     transform: Option<Transform<K>>,
-    relist: Option<HashMap<Arc<str>, Arc<K>>>,
+    relist: Option<ObjectSet<K>>,
     synced: bool,
 }
 
@@ -182,29 +183,37 @@ impl<K: Resource + Send + Sync + 'static> Processor<K> {
                 }
             }
             Event::Delete(object) => {
-                let key = key_of(&object);
-                let last = self.store.remove(&key).unwrap_or_else(|| Arc::new(object));
+                let meta = object.meta();
+                let last = self
+                    .store
+                    .remove(
+                        meta.namespace.as_deref(),
+                        meta.name.as_deref().unwrap_or(""),
+                    )
+                    .unwrap_or_else(|| Arc::new(object));
                 self.each(|h| h.on_delete(&last));
             }
-            Event::Init => self.relist = Some(HashMap::new()),
+            Event::Init => self.relist = Some(ObjectSet::default()),
             Event::InitApply(object) => {
                 let object = self.prepare(object);
-                self.relist
-                    .get_or_insert_with(HashMap::new)
-                    .insert(key_of(&*object), object);
+                self.relist.get_or_insert_default().put(object);
             }
             Event::InitDone => {
                 let fresh = self.relist.take().unwrap_or_default();
                 // Objects the relist no longer has were deleted while the watch was down.
-                for key in self.store.keys() {
-                    if !fresh.contains_key(&key)
-                        && let Some(last) = self.store.remove(&key)
+                for cached in self.store.list(&LabelSelector::everything()) {
+                    let meta = cached.meta();
+                    let (namespace, name) = (meta.namespace.as_deref(), meta.name.as_deref());
+                    if fresh
+                        .get(namespace.unwrap_or(""), name.unwrap_or(""))
+                        .is_none()
+                        && let Some(last) = self.store.remove(namespace, name.unwrap_or(""))
                     {
                         self.each(|h| h.on_delete(&last));
                     }
                 }
                 let initial = !self.synced;
-                for object in fresh.into_values() {
+                for object in fresh {
                     match self.store.insert(object.clone()) {
                         Some(old)
                             if old.meta().resource_version != object.meta().resource_version =>
@@ -224,10 +233,8 @@ impl<K: Resource + Send + Sync + 'static> Processor<K> {
 
     /// Tells every handler about every object again, as `on_update(o, o)`.
     pub fn resync(&self) {
-        for key in self.store.keys() {
-            if let Some(o) = self.store.get_by_key(&key) {
-                self.each(|h| h.on_update(&o, &o));
-            }
+        for o in self.store.list(&LabelSelector::everything()) {
+            self.each(|h| h.on_update(&o, &o));
         }
     }
 }
@@ -290,10 +297,8 @@ impl<K: InformerKind> SharedIndexInformer<K> {
     pub fn add_event_handler(&self, handler: impl ResourceEventHandler<K>) {
         let handler: Arc<dyn ResourceEventHandler<K>> = Arc::new(handler);
         if self.has_synced() {
-            for key in self.inner.store.keys() {
-                if let Some(o) = self.inner.store.get_by_key(&key) {
-                    handler.on_add(&o, true);
-                }
+            for o in self.inner.store.list(&LabelSelector::everything()) {
+                handler.on_add(&o, true);
             }
         }
         self.inner
