@@ -72,14 +72,17 @@ pub fn object_json(i: usize, namespaces: usize) -> serde_json::Value {
     })
 }
 
-/// `n` ADDED watch events, one JSON document each, over `namespaces` namespaces.
+/// `n` ADDED watch events, one JSON document each, over `namespaces` namespaces, laid out as
+/// the apiserver writes them: `type` before `object` (serde_json's map would sort `object`
+/// first, which makes every decoder buffer the object before it knows the event type), and
+/// the object's own keys sorted, as Go's encoder writes a custom resource's map.
 pub fn watch_lines(n: usize, namespaces: usize) -> Vec<Vec<u8>> {
     (0..n)
         .map(|i| {
-            serde_json::to_vec(
-                &serde_json::json!({"type": "ADDED", "object": object_json(i, namespaces)}),
-            )
-            .expect("json")
+            let mut line = br#"{"type":"ADDED","object":"#.to_vec();
+            serde_json::to_writer(&mut line, &object_json(i, namespaces)).expect("json");
+            line.push(b'}');
+            line
         })
         .collect()
 }
