@@ -174,6 +174,51 @@ async fn listers_read_the_synced_cache() {
 }
 
 #[tokio::test]
+async fn strip_managed_fields_leaves_them_out_of_the_cache() {
+    let e = env().await;
+    let gadgets = e.client.gadgets(&e.ns);
+    gadgets
+        .apply(&gadget("a", "red"), "kubegen-test", false)
+        .await
+        .unwrap();
+    let f = factory(&e).strip_managed_fields();
+    let informer = f.gadgets();
+    f.start();
+    assert!(f.wait_for_cache_sync(Duration::from_secs(30)).await);
+    assert!(
+        !informer.strip_managed_fields(),
+        "too late once the informer runs"
+    );
+    // Objects that arrive by watch as well as by the initial list.
+    gadgets
+        .apply(&gadget("b", "blue"), "kubegen-test", false)
+        .await
+        .unwrap();
+    let lister = GadgetLister::from(&informer);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while lister.gadgets(&e.ns).get("b").is_none() {
+        assert!(tokio::time::Instant::now() < deadline, "b never arrived");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    for n in ["a", "b"] {
+        let mut on_server = gadgets.get(n).await.unwrap();
+        assert!(
+            !on_server
+                .metadata
+                .managed_fields
+                .clone()
+                .unwrap_or_default()
+                .is_empty(),
+            "the server tracks managed fields for {n}"
+        );
+        on_server.metadata.managed_fields = None;
+        let cached = lister.gadgets(&e.ns).get(n).unwrap();
+        assert_eq!(*cached, on_server, "everything but managedFields is cached");
+    }
+    f.shutdown();
+}
+
+#[tokio::test]
 async fn one_watch_per_kind_however_many_callers() {
     let e = env().await;
     let f = factory(&e);

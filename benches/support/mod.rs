@@ -94,3 +94,14 @@ pub fn decode(line: &[u8]) -> App {
         other => panic!("unexpected {other:?}"),
     }
 }
+
+/// Decodes a watch event the way a kubegen informer set to strip managedFields does.
+pub fn decode_without_managed_fields(line: &[u8]) -> App {
+    use kubegen::informer::WithoutManagedFields;
+    match serde_json::from_slice::<kube::core::WatchEvent<WithoutManagedFields<App>>>(line)
+        .expect("a watch event")
+    {
+        kube::core::WatchEvent::Added(o) | kube::core::WatchEvent::Modified(o) => o.0,
+        other => panic!("unexpected {other:?}"),
+    }
+}

@@ -47,6 +47,7 @@ pub struct SharedInformerFactory {
     labels: Option<String>,
     fields: Option<String>,
     resync: Option<Duration>,
+    strip_managed_fields: bool,
     informers: Mutex<HashMap<TypeId, Arc<dyn AnyInformer>>>,
     stop: watch::Sender<bool>,
 }
@@ -61,6 +62,7 @@ impl SharedInformerFactory {
             labels: None,
             fields: None,
             resync: None,
+            strip_managed_fields: false,
             informers: Mutex::default(),
             stop,
         }
@@ -90,6 +92,13 @@ impl SharedInformerFactory {
         self
     }
 
+    /// Informers this factory creates leave `metadata.managedFields` out of their caches,
+    /// never decoding it ([`SharedIndexInformer::strip_managed_fields`]).
+    pub fn strip_managed_fields(mut self) -> Self {
+        self.strip_managed_fields = true;
+        self
+    }
+
     /// The informer for `K`, created on first use (generated accessors call this).
     pub fn informer_with<K: InformerKind>(&self, make_api: ApiMaker<K>) -> SharedIndexInformer<K> {
         let mut informers = self.informers.lock().unwrap_or_else(|e| e.into_inner());
@@ -107,6 +116,9 @@ impl SharedInformerFactory {
         }
         let api = make_api(self.client.clone(), self.namespace.as_deref());
         let informer = SharedIndexInformer::new(api, config, self.resync);
+        if self.strip_managed_fields {
+            informer.strip_managed_fields();
+        }
         informers.insert(TypeId::of::<K>(), Arc::new(informer.clone()));
         informer
     }

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use futures::StreamExt;
+use futures::{StreamExt, TryStreamExt};
 use kube::Resource;
 use kube::api::Api;
 use kube::runtime::watcher::{self, Event};
@@ -25,8 +25,10 @@ use crate::cache::{IndexerError, Lister, ObjectSet, Store};
 use crate::selector::LabelSelector;
 
 mod factory;
+mod lean;
 
 pub use factory::{ApiMaker, SharedInformerFactory, cluster_api, namespaced_api};
+pub use lean::WithoutManagedFields;
 
 /// Receives an informer's events. Handlers run on the informer's task, in order: keep them
 /// quick (push a key onto a work queue) and do the work elsewhere.
@@ -112,7 +114,8 @@ type HandlerList<K> = Arc<RwLock<Vec<Arc<dyn ResourceEventHandler<K>>>>>;
 pub type Transform<K> = Arc<dyn Fn(&mut K) + Send + Sync>;
 
 /// The transform operators use to cut cache memory: drops `metadata.managedFields`, which
-/// controllers rarely read and which is often the largest part of an object.
+/// controllers rarely read and which is often the largest part of an object. An informer
+/// does better with [`SharedIndexInformer::strip_managed_fields`], which never decodes them.
 pub fn strip_managed_fields<K: Resource>(object: &mut K) {
     object.meta_mut().managed_fields = None;
 }
@@ -242,6 +245,7 @@ impl<K: Resource + Send + Sync + 'static> Processor<K> {
 struct InformerInner<K> {
     api: Api<K>,
     transform: RwLock<Option<Transform<K>>>,
+    strip_managed_fields: AtomicBool,
     config: watcher::Config,
     resync: Option<Duration>,
     store: Arc<Store<K>>,
@@ -282,6 +286,7 @@ impl<K: InformerKind> SharedIndexInformer<K> {
             inner: Arc::new(InformerInner {
                 api,
                 transform: RwLock::new(None),
+                strip_managed_fields: AtomicBool::new(false),
                 config,
                 resync,
                 store: Arc::new(Store::new()),
@@ -334,6 +339,20 @@ impl<K: InformerKind> SharedIndexInformer<K> {
         true
     }
 
+    /// Leaves `metadata.managedFields` out of the cache, skipping it while decoding (see
+    /// [`WithoutManagedFields`]): the memory saving of [`strip_managed_fields`] without the
+    /// cost of decoding what is dropped. Only before the informer starts (returns false
+    /// after).
+    pub fn strip_managed_fields(&self) -> bool {
+        if self.inner.started.load(Ordering::SeqCst) {
+            return false;
+        }
+        self.inner
+            .strip_managed_fields
+            .store(true, Ordering::SeqCst);
+        true
+    }
+
     /// A lister over this informer's cache.
     pub fn lister(&self) -> Lister<K> {
         Lister::new(self.inner.store.clone())
@@ -375,9 +394,15 @@ async fn run<K: InformerKind>(inner: Arc<InformerInner<K>>, mut stop: watch::Rec
         .clone();
     let mut processor =
         Processor::with_handlers(inner.store.clone(), inner.handlers.clone(), transform);
-    let mut events = watch_stream(inner.api.clone(), inner.config.clone())
-        .default_backoff()
-        .boxed();
+    let mut events = match inner.strip_managed_fields.load(Ordering::SeqCst) {
+        true => watch_stream(WithoutManagedFields::api(&inner.api), inner.config.clone())
+            .map_ok(WithoutManagedFields::unwrap_event)
+            .default_backoff()
+            .boxed(),
+        false => watch_stream(inner.api.clone(), inner.config.clone())
+            .default_backoff()
+            .boxed(),
+    };
     let period = inner.resync.unwrap_or(Duration::from_secs(365 * 24 * 3600));
     let mut resync = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     loop {
