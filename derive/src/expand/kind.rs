@@ -80,9 +80,11 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
         quote! {
             impl ::kubegen::__private::kube_core::object::HasStatus for #kind {
                 type Status = #t;
+                #[inline]
                 fn status(&self) -> ::core::option::Option<&#t> {
                     self.status.as_ref()
                 }
+                #[inline]
                 fn status_mut(&mut self) -> &mut ::core::option::Option<#t> {
                     &mut self.status
                 }
@@ -202,9 +204,11 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
 
         impl ::kubegen::__private::k8s_openapi::Metadata for #kind {
             type Ty = #meta;
+            #[inline]
             fn metadata(&self) -> &#meta {
                 &self.metadata
             }
+            #[inline]
             fn metadata_mut(&mut self) -> &mut #meta {
                 &mut self.metadata
             }
@@ -212,9 +216,11 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
 
         impl ::kubegen::__private::kube_core::object::HasSpec for #kind {
             type Spec = #spec;
+            #[inline]
             fn spec(&self) -> &#spec {
                 &self.spec
             }
+            #[inline]
             fn spec_mut(&mut self) -> &mut #spec {
                 &mut self.spec
             }
@@ -254,10 +260,12 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
         }
 
         impl ::kubegen::__private::schemars::JsonSchema for #kind {
+            #[inline]
             fn schema_name() -> ::std::borrow::Cow<'static, str> {
                 ::std::borrow::Cow::Borrowed(#kind_name)
             }
 
+            #[inline]
             fn schema_id() -> ::std::borrow::Cow<'static, str> {
                 ::std::borrow::Cow::Borrowed(::core::concat!(::core::module_path!(), "::", #kind_name))
             }

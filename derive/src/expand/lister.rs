@@ -21,6 +21,7 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
     let scoped = if cluster {
         quote! {
             /// The object `name`.
+            #[inline]
             pub fn get(&self, name: &str) -> ::core::option::Option<#arc> {
                 self.0.get_cluster(name)
             }
@@ -48,12 +49,14 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
 
         impl #lister {
             /// Every cached object the selector matches.
+            #[inline]
             pub fn list(&self, selector: &#selector) -> ::std::vec::Vec<#arc> {
                 self.0.list(selector)
             }
 
             /// Objects by a named index (`namespace` is built in; add others with
             /// `SharedIndexInformer::add_indexer` before starting).
+            #[inline]
             pub fn by_index(&self, index: &str, value: &str) -> ::std::vec::Vec<#arc> {
                 self.0.by_index(index, value)
             }
@@ -62,12 +65,14 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
         }
 
         impl ::core::convert::From<::kubegen::cache::Lister<#kind>> for #lister {
+            #[inline]
             fn from(lister: ::kubegen::cache::Lister<#kind>) -> Self {
                 #lister(lister)
             }
         }
 
         impl ::core::convert::From<&::kubegen::informer::SharedIndexInformer<#kind>> for #lister {
+            #[inline]
             fn from(informer: &::kubegen::informer::SharedIndexInformer<#kind>) -> Self {
                 #lister(informer.lister())
             }

@@ -254,10 +254,12 @@ pub fn expand(model: &Model) -> TokenStream {
     let checks = list_map_key_checks(&fields);
     quote! {
         impl ::kubegen::__private::schemars::JsonSchema for #ident {
+            #[inline]
             fn schema_name() -> ::std::borrow::Cow<'static, str> {
                 ::std::borrow::Cow::Borrowed(#name)
             }
 
+            #[inline]
             fn schema_id() -> ::std::borrow::Cow<'static, str> {
                 ::std::borrow::Cow::Borrowed(::core::concat!(::core::module_path!(), "::", #name))
             }
