@@ -120,6 +120,22 @@ pub fn strip_managed_fields<K: Resource>(object: &mut K) {
     object.meta_mut().managed_fields = None;
 }
 
+/// Gives back the spare capacity decoding leaves in metadata lists: a list decoded from JSON
+/// grows by doubling (one managedFields entry takes room for four), and a cached object
+/// keeps that room for as long as it is cached.
+fn compact_metadata<K: Resource>(object: &mut K) {
+    let meta = object.meta_mut();
+    if let Some(l) = &mut meta.finalizers {
+        l.shrink_to_fit();
+    }
+    if let Some(l) = &mut meta.managed_fields {
+        l.shrink_to_fit();
+    }
+    if let Some(l) = &mut meta.owner_references {
+        l.shrink_to_fit();
+    }
+}
+
 /// Applies watcher events to a store and tells handlers what changed. The informer's run
 /// loop feeds it; benchmarks and tests can feed it directly.
 pub struct Processor<K> {
@@ -165,6 +181,7 @@ impl<K: Resource + Send + Sync + 'static> Processor<K> {
         if let Some(t) = &self.transform {
             t(&mut object);
         }
+        compact_metadata(&mut object);
         Arc::new(object)
     }
 
@@ -420,5 +437,39 @@ async fn run<K: InformerKind>(inner: Arc<InformerInner<K>>, mut stop: watch::Rec
                 None => return,
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::ConfigMap;
+
+    #[test]
+    fn cached_objects_keep_no_spare_room_in_metadata_lists() {
+        // Decoded from JSON, a one-entry list has room for four.
+        let json = serde_json::json!({
+            "metadata": {
+                "name": "a", "namespace": "ns", "finalizers": ["example.com/cleanup"],
+                "managedFields": [{"manager": "kubectl", "operation": "Apply"}],
+                "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "u"}],
+            },
+        });
+        let decoded: ConfigMap =
+            serde_json::from_slice(&serde_json::to_vec(&json).unwrap()).unwrap();
+        let lists = |c: &ConfigMap| {
+            let m = &c.metadata;
+            [
+                m.finalizers.as_ref().map(|l| (l.len(), l.capacity())),
+                m.managed_fields.as_ref().map(|l| (l.len(), l.capacity())),
+                m.owner_references.as_ref().map(|l| (l.len(), l.capacity())),
+            ]
+        };
+        assert!(lists(&decoded).iter().all(|l| l.unwrap().1 > 1));
+        let mut p = Processor::new(Arc::new(Store::new()));
+        p.apply(Event::Apply(decoded.clone()));
+        let cached = p.store().get(Some("ns"), "a").unwrap();
+        assert_eq!(lists(&cached), [Some((1, 1)); 3]);
+        assert_eq!(*cached, decoded, "compacting changes no content");
     }
 }
