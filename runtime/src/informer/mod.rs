@@ -210,7 +210,7 @@ impl<K: Resource + Send + Sync + 'static> Processor<K> {
                         meta.namespace.as_deref(),
                         meta.name.as_deref().unwrap_or(""),
                     )
-                    .unwrap_or_else(|| Arc::new(object));
+                    .unwrap_or_else(|| self.prepare(object));
                 self.each(|h| h.on_delete(&last));
             }
             Event::Init => self.relist = Some(ObjectSet::default()),
@@ -471,5 +471,28 @@ mod tests {
         let cached = p.store().get(Some("ns"), "a").unwrap();
         assert_eq!(lists(&cached), [Some((1, 1)); 3]);
         assert_eq!(*cached, decoded, "compacting changes no content");
+    }
+
+    #[test]
+    fn a_delete_of_an_uncached_object_reaches_handlers_transformed() {
+        let seen: Arc<Mutex<Vec<Arc<ConfigMap>>>> = Arc::default();
+        let sink = seen.clone();
+        let handlers: HandlerList<ConfigMap> = Arc::new(RwLock::new(vec![Arc::new(
+            Handlers::new()
+                .on_delete(move |o: &Arc<ConfigMap>| sink.lock().unwrap().push(o.clone())),
+        )]));
+        let mut p = Processor::with_handlers(
+            Arc::new(Store::new()),
+            handlers,
+            Some(Arc::new(strip_managed_fields::<ConfigMap>)),
+        );
+        let mut gone = ConfigMap::default();
+        gone.metadata.name = Some("gone".into());
+        gone.metadata.managed_fields = Some(vec![Default::default()]);
+        p.apply(Event::Delete(gone));
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.len(), 1);
+        assert_eq!(seen[0].metadata.name.as_deref(), Some("gone"));
+        assert_eq!(seen[0].metadata.managed_fields, None, "the transform ran");
     }
 }
