@@ -279,29 +279,18 @@ async fn the_client_tour_runs_against_the_in_memory_server() {
         lines[0].starts_with("created databases/orders: uid 00000000-"),
         "{text}"
     );
-    assert!(
-        text.contains("team=shop selects 1 of 2 databases"),
-        "{text}"
-    );
-    assert!(
-        text.contains("defaulted it to schedule \"0 3 * * *\", 7 days"),
-        "{text}"
-    );
-    assert!(text.contains("409 Conflict, as expected"), "{text}");
-    assert!(
-        text.contains("retry_on_conflict upgraded to version 17 (generation 3)"),
-        "{text}"
-    );
-    assert!(
-        text.contains("status subresource: ready=true, generation still 3"),
-        "{text}"
-    );
-    assert!(text.contains("managed by [\"tour\"]"), "{text}");
-    assert!(
-        text.contains("the watch saw: ADDED billing, MODIFIED orders, MODIFIED orders"),
-        "{text}"
-    );
-    assert!(text.contains("to 5 replicas"), "{text}");
+    for expected in [
+        "team=shop selects 1 of 2 databases",
+        "defaulted it to schedule \"0 3 * * *\", 7 days",
+        "409 Conflict, as expected",
+        "retry_on_conflict upgraded to version 17 (generation 3)",
+        "status subresource: ready=true, generation still 3",
+        "managed by [\"tour\"]",
+        "the watch saw: ADDED billing, MODIFIED orders, MODIFIED orders",
+        "to 5 replicas",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
     assert!(
         text.ends_with("deleted billing; 2 databases remain\n"),
         "{text}"
