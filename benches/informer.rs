@@ -22,7 +22,7 @@ const NAMESPACES: usize = 100;
 /// Decodes a watch event and clears managedFields, as a kube-runtime `.modify()` does.
 fn decode_then_strip(line: &[u8]) -> App {
     let mut app = decode(line);
-    app.metadata.managed_fields = None;
+    kubegen::informer::strip_managed_fields(&mut app);
     app
 }
 

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use kubegen::cache::key_of;
 use kubegen::client::{ClientError, Patch, PatchParams};
 use kubegen::informer::{Handlers, SharedInformerFactory};
 use kubegen::workqueue::WorkQueue;
@@ -19,19 +20,11 @@ pub const FINALIZER: &str = "batch.tutorial.kubebuilder.io/cleanup";
 /// What happened, for the narration and the tests.
 pub type Log = Arc<Mutex<Vec<String>>>;
 
-fn key_of(job: &CronJob) -> String {
-    format!(
-        "{}/{}",
-        job.metadata.namespace.clone().unwrap_or_default(),
-        job.metadata.name.clone().unwrap_or_default()
-    )
-}
-
 /// The operator: a queue, a lister and a client.
 pub struct Operator {
     client: kube::Client,
     lister: CronJobLister,
-    queue: WorkQueue<String>,
+    queue: WorkQueue<Arc<str>>,
     log: Log,
 }
 
@@ -43,12 +36,12 @@ impl Operator {
         log: Log,
     ) -> Arc<Self> {
         let informer = factory.cron_jobs();
-        let queue: WorkQueue<String> =
+        let queue: WorkQueue<Arc<str>> =
             WorkQueue::with_backoff(Duration::from_millis(50), Duration::from_secs(30));
         let (on_add, on_update, on_delete) = (queue.clone(), queue.clone(), queue.clone());
         informer.add_event_handler(
             Handlers::new()
-                .on_add(move |job: &Arc<CronJob>, _| on_add.add(key_of(job)))
+                .on_add(move |job: &Arc<CronJob>, _| on_add.add(key_of(job.as_ref())))
                 .on_update(move |old: &Arc<CronJob>, new: &Arc<CronJob>| {
                     // Status writes come back as updates; only spec, deletion and finalizer
                     // changes need work.
@@ -56,10 +49,10 @@ impl Operator {
                         || old.metadata.deletion_timestamp != new.metadata.deletion_timestamp
                         || old.metadata.finalizers != new.metadata.finalizers;
                     if relevant {
-                        on_update.add(key_of(new))
+                        on_update.add(key_of(new.as_ref()))
                     }
                 })
-                .on_delete(move |job: &Arc<CronJob>| on_delete.add(key_of(job))),
+                .on_delete(move |job: &Arc<CronJob>| on_delete.add(key_of(job.as_ref()))),
         );
         factory.start();
         factory.wait_for_cache_sync(Duration::from_secs(30)).await;

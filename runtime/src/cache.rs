@@ -86,6 +86,12 @@ impl<K: Resource> ObjectSet<K> {
             .find(Self::hash(&self.hasher, at), |o| slot(&**o) == at)
     }
 
+    /// Whether an object sits at the same place as `object`.
+    pub(crate) fn holds_place_of(&self, object: &K) -> bool {
+        let (namespace, name) = slot(object);
+        self.get(namespace, name).is_some()
+    }
+
     /// Inserts `object`, replacing (and returning) the one at the same place.
     pub(crate) fn put(&mut self, object: Arc<K>) -> Option<Arc<K>> {
         let ObjectSet { hasher, table } = self;
@@ -277,6 +283,12 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
     /// Removes the object at `namespace/name` (or `name` for cluster-scoped kinds); returns it.
     pub fn remove(&self, namespace: Option<&str>, name: &str) -> Option<Arc<K>> {
         self.write().remove(namespace.unwrap_or(""), name)
+    }
+
+    /// Removes the object at the same place as `object` (its namespace and name); returns it.
+    pub fn remove_object(&self, object: &K) -> Option<Arc<K>> {
+        let (namespace, name) = slot(object);
+        self.write().remove(namespace, name)
     }
 
     /// Removes an object by cache key (`namespace/name`, or `name`); returns it.
@@ -497,6 +509,9 @@ mod tests {
             Some("y")
         );
         assert!(store.remove(Some("a"), "y").is_none());
+        let removed = store.remove_object(&cm("b", "x", "other labels")).unwrap();
+        assert_eq!(removed.metadata.namespace.as_deref(), Some("b"));
+        store.insert(removed);
         assert_eq!(store.by_index("app", "api").len(), 1);
         assert_eq!(store.by_index(NAMESPACE_INDEX, "a").len(), 1);
         assert!(store.get(Some("b"), "x").is_some());

@@ -203,14 +203,10 @@ impl<K: Resource + Send + Sync + 'static> Processor<K> {
                 }
             }
             Event::Delete(object) => {
-                let meta = object.meta();
-                let last = self
-                    .store
-                    .remove(
-                        meta.namespace.as_deref(),
-                        meta.name.as_deref().unwrap_or(""),
-                    )
-                    .unwrap_or_else(|| self.prepare(object));
+                let last = match self.store.remove_object(&object) {
+                    Some(last) => last,
+                    None => self.prepare(object),
+                };
                 self.each(|h| h.on_delete(&last));
             }
             Event::Init => self.relist = Some(ObjectSet::default()),
@@ -222,12 +218,8 @@ impl<K: Resource + Send + Sync + 'static> Processor<K> {
                 let fresh = self.relist.take().unwrap_or_default();
                 // Objects the relist no longer has were deleted while the watch was down.
                 for cached in self.store.list(&LabelSelector::everything()) {
-                    let meta = cached.meta();
-                    let (namespace, name) = (meta.namespace.as_deref(), meta.name.as_deref());
-                    if fresh
-                        .get(namespace.unwrap_or(""), name.unwrap_or(""))
-                        .is_none()
-                        && let Some(last) = self.store.remove(namespace, name.unwrap_or(""))
+                    if !fresh.holds_place_of(&cached)
+                        && let Some(last) = self.store.remove_object(&cached)
                     {
                         self.each(|h| h.on_delete(&last));
                     }
