@@ -33,6 +33,14 @@
 //! See the README for the full list of `#[resource]` keys and markers.
 
 pub use kubegen_derive::{ApiType, CustomResource};
+
+/// Runs an `async fn name(env: testing::TestEnv)` test on every backend: as `name::in_memory`
+/// on the in-memory server, and as `name::on_apiserver` on the real apiserver that
+/// `KUBEGEN_TEST_KUBECONFIG` or `KUBEBUILDER_ASSETS` configures (it passes without running
+/// when neither is set). `#[kubegen::test(in_memory)]` makes only the first, for tests that
+/// inject faults. See [`testing::backend`].
+#[cfg(feature = "testing")]
+pub use kubegen_derive::test;
 pub use kubegen_runtime::{
     ApiFields, CrdError, CustomResource, DeepCopy, Defaults, FieldInfo, List, PrinterColumn,
     ResourceInfo, ScaleInfo, Scope, cache, client, crd, crdgen, informer, registry, schema,

@@ -15,6 +15,7 @@
 //! # let _ = client; }
 //! ```
 
+pub mod backend;
 mod fields;
 mod http;
 mod schema_ops;
@@ -26,6 +27,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
+pub use self::backend::{Backend, TestEnv, TestEnvError};
 pub use self::http::ResponseBody;
 pub use self::status::ApiError;
 use state::{KindEntry, State};
