@@ -12,6 +12,7 @@ use hyper::body::Frame;
 use serde_json::{Value, json};
 
 use super::Inner;
+use super::decode;
 use super::state::{Change, State, Target, WriteOptions};
 use super::status::ApiError;
 use crate::resource::Scope;
@@ -28,6 +29,15 @@ fn full(status: StatusCode, value: &Value) -> Response<ResponseBody> {
         .status(status)
         .header(header::CONTENT_TYPE, "application/json")
         .body(Full::new(Bytes::from(body)).boxed_unsync())
+        .unwrap_or_else(|_| Response::new(Full::new(Bytes::new()).boxed_unsync()))
+}
+
+/// The apiserver's answer for a path no handler serves: plain text, not a `Status`.
+fn page_not_found() -> Response<ResponseBody> {
+    Response::builder()
+        .status(StatusCode::NOT_FOUND)
+        .header(header::CONTENT_TYPE, "text/plain; charset=utf-8")
+        .body(Full::new(Bytes::from_static(b"404 page not found\n")).boxed_unsync())
         .unwrap_or_else(|_| Response::new(Full::new(Bytes::new()).boxed_unsync()))
 }
 
@@ -56,6 +66,8 @@ fn truthy(q: &Query, key: &str) -> bool {
 }
 
 enum Route {
+    /// No handler: the apiserver's plain-text `404 page not found`.
+    PageNotFound,
     Version,
     CoreGroup,
     CoreResources,
@@ -72,43 +84,48 @@ fn route(state: &State, path: &str) -> Result<Route, ApiError> {
         .split('/')
         .filter(|p| !p.is_empty())
         .collect();
-    let target = |group: &str,
-                  version: &str,
-                  ns: Option<&str>,
-                  plural: &str,
-                  name: Option<&str>,
-                  sub: Option<&str>| {
-        let kind = state
-            .kinds
-            .iter()
-            .position(|k| k.group == group && k.plural == plural && k.version(version).is_some())
-            .ok_or_else(|| ApiError::no_route(path))?;
-        let entry = &state.kinds[kind];
-        // Scope is enforced by the URL: a namespaced kind has no cluster-level object URLs,
-        // a cluster-scoped kind has no namespaced URLs.
-        match (entry.scope, ns, name) {
-            (Scope::Cluster, Some(_), _) | (Scope::Namespaced, None, Some(_)) => {
-                return Err(ApiError::no_route(path));
+    let target =
+        |group: &str,
+         version: &str,
+         ns: Option<&str>,
+         plural: &str,
+         name: Option<&str>,
+         sub: Option<&str>| {
+            let Some(kind) = state.kinds.iter().position(|k| {
+                k.group == group && k.plural == plural && k.version(version).is_some()
+            }) else {
+                return Ok(Route::PageNotFound);
+            };
+            let entry = &state.kinds[kind];
+            // Scope is enforced by the URL: a namespaced kind has no cluster-level object URLs,
+            // a cluster-scoped kind has no namespaced URLs.
+            match (entry.scope, ns, name) {
+                (Scope::Cluster, Some(_), _) | (Scope::Namespaced, None, Some(_)) => {
+                    return Ok(Route::PageNotFound);
+                }
+                _ => {}
             }
-            _ => {}
-        }
-        let version = entry
-            .version(version)
-            .ok_or_else(|| ApiError::no_route(path))?;
-        match sub {
-            None => {}
-            Some("status") if version.status => {}
-            Some("scale") if version.scale.is_some() => {}
-            Some(_) => return Err(ApiError::no_route(path)),
-        }
-        Ok(Route::Object(Target {
-            kind,
-            version: version.name.to_owned(),
-            namespace: ns.map(str::to_owned),
-            name: name.map(str::to_owned),
-            subresource: sub.map(str::to_owned),
-        }))
-    };
+            let Some(version) = entry.version(version) else {
+                return Ok(Route::PageNotFound);
+            };
+            match (sub, name) {
+                (None, _) => {}
+                (Some("status"), _) if version.status => {}
+                (Some("scale"), _) if version.scale.is_some() => {}
+                // A subresource the kind does not have: the object "is not found".
+                (Some(_), Some(name)) => {
+                    return Err(ApiError::not_found(entry.group, entry.plural, name));
+                }
+                (Some(_), None) => return Ok(Route::PageNotFound),
+            }
+            Ok(Route::Object(Target {
+                kind,
+                version: version.name.to_owned(),
+                namespace: ns.map(str::to_owned),
+                name: name.map(str::to_owned),
+                subresource: sub.map(str::to_owned),
+            }))
+        };
     match parts.as_slice() {
         ["version"] => Ok(Route::Version),
         ["api"] => Ok(Route::CoreGroup),
@@ -139,7 +156,7 @@ fn route(state: &State, path: &str) -> Result<Route, ApiError> {
         ["apis", g, v, plural] => target(g, v, None, plural, None, None),
         ["apis", g, v, plural, name] => target(g, v, None, plural, Some(name), None),
         ["apis", g, v, plural, name, sub] => target(g, v, None, plural, Some(name), Some(sub)),
-        _ => Err(ApiError::no_route(path)),
+        _ => Ok(Route::PageNotFound),
     }
 }
 
@@ -240,13 +257,8 @@ fn discovery(state: &State, r: &Route) -> Option<Result<Value, ApiError>> {
                 )));
             }
         },
-        Route::Object(_) => return None,
+        Route::Object(_) | Route::PageNotFound => return None,
     }))
-}
-
-fn parse_json(bytes: &[u8]) -> Result<Value, ApiError> {
-    serde_json::from_slice(bytes)
-        .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))
 }
 
 /// Serves one request.
@@ -295,6 +307,9 @@ where
             Ok(r) => r,
             Err(e) => return error(&e),
         };
+        if matches!(route, Route::PageNotFound) {
+            return page_not_found();
+        }
         if let Some(result) = discovery(&state, &route) {
             // Applying or updating a CRD the server already serves (as an operator does at
             // start-up) is acknowledged with the served CRD; new kinds cannot be added.
@@ -390,38 +405,50 @@ fn dispatch(
             let o = list_options()?;
             state.list(t, &o).map(|v| Outcome::Json(200, v))
         }
-        (&Method::POST, true) => {
+        // A POST to an object's path is a create as well; the name comes from the body.
+        (&Method::POST, _) if t.subresource.is_none() => {
             if t.namespace.is_none() && state.kinds[t.kind].scope == Scope::Namespaced {
                 return Err(ApiError::no_route(
                     "a namespaced kind is created in a namespace",
                 ));
             }
+            let collection = Target {
+                name: None,
+                ..t.clone()
+            };
             state
-                .create(t, parse_json(body)?, &w)
-                .map(|v| Outcome::Json(if w.dry_run { 200 } else { 201 }, v))
+                .create(
+                    &collection,
+                    decode::object(body, state.kinds[t.kind].kind)?,
+                    &w,
+                )
+                .map(|v| Outcome::Json(201, v))
         }
+        (&Method::PUT, true) => Err(ApiError::bad_request("name must be provided")),
         (&Method::DELETE, true) => {
             let o = list_options()?;
-            let options = if body.is_empty() {
-                json!({})
-            } else {
-                parse_json(body)?
-            };
+            let options = decode::delete_options(body)?;
             state
                 .delete_collection(t, &o, &options, &w)
                 .map(|v| Outcome::Json(200, v))
         }
         (&Method::GET, false) => state.get(t).map(|v| Outcome::Json(200, v)),
         (&Method::PUT, false) => state
-            .write(t, Change::Replace(parse_json(body)?), &w)
+            .write(
+                t,
+                Change::Replace(decode::object(body, state.kinds[t.kind].kind)?),
+                &w,
+            )
             .map(|(c, v)| Outcome::Json(c, v)),
         (&Method::PATCH, false) => {
             let change = match content_type {
-                "application/merge-patch+json" => Change::MergePatch(parse_json(body)?),
-                "application/json-patch+json" => Change::JsonPatch(
-                    serde_json::from_slice(body)
-                        .map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?,
-                ),
+                "application/merge-patch+json" => Change::MergePatch(decode::merge_patch(body)?),
+                "application/json-patch+json" => Change::JsonPatch(decode::json_patch(body)?),
+                "application/apply-patch+yaml" | "application/apply-patch+cbor"
+                    if w.field_manager.as_deref().unwrap_or("").is_empty() =>
+                {
+                    return Err(ApiError::field_manager_required());
+                }
                 "application/apply-patch+yaml" | "application/apply-patch+cbor" => {
                     let text = std::str::from_utf8(body)
                         .map_err(|_| ApiError::bad_request("the apply body is not UTF-8"))?;
@@ -429,16 +456,12 @@ fn dispatch(
                         ApiError::bad_request(format!("invalid apply configuration: {e}"))
                     })?)
                 }
-                other => return Err(ApiError::unsupported_media_type(other)),
+                _ => return Err(ApiError::unsupported_media_type()),
             };
             state.write(t, change, &w).map(|(c, v)| Outcome::Json(c, v))
         }
         (&Method::DELETE, false) => {
-            let options = if body.is_empty() {
-                json!({})
-            } else {
-                parse_json(body)?
-            };
+            let options = decode::delete_options(body)?;
             state.delete(t, &options, &w).map(|v| Outcome::Json(200, v))
         }
         (m, _) => Err(ApiError::method_not_allowed(m.as_str())),

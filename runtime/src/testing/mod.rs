@@ -16,7 +16,9 @@
 //! ```
 
 pub mod backend;
+mod decode;
 mod fields;
+mod gojson;
 mod http;
 mod schema_ops;
 mod state;

@@ -136,14 +136,40 @@ impl ApiError {
         Self::new(410, "Expired", message)
     }
 
-    pub fn unsupported_media_type(content_type: &str) -> Self {
+    /// A patch whose content type is none the apiserver accepts for custom resources.
+    pub fn unsupported_media_type() -> Self {
         Self::new(
             415,
             "UnsupportedMediaType",
-            format!(
-                "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml (got {content_type})"
-            ),
+            "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
         )
+    }
+
+    /// A JSON patch that cannot be applied (a failed `test`, a missing path): the apiserver
+    /// answers with its generic 422, without the reason.
+    pub fn patch_not_applicable() -> Self {
+        let mut e = Self::new(
+            422,
+            "Invalid",
+            "the server rejected our request due to an error in our request",
+        );
+        e.details = Some(json!({}));
+        e
+    }
+
+    /// An apply patch without a `fieldManager`: the apiserver refuses its `PatchOptions`.
+    pub fn field_manager_required() -> Self {
+        let mut e = Self::new(
+            422,
+            "Invalid",
+            "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch",
+        );
+        e.details = Some(json!({
+            "group": "meta.k8s.io",
+            "kind": "PatchOptions",
+            "causes": [{"reason": "FieldValueRequired", "message": "Required value: is required for apply patch", "field": "fieldManager"}],
+        }));
+        e
     }
 
     pub fn too_large() -> Self {

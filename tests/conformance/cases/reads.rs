@@ -86,6 +86,6 @@ pub fn cases() -> Vec<Case> {
             .watch(s, "resourceVersion={start}")
             .delete(s, "a", json!({}))
             .merge(s, "a", json!({"metadata": {"finalizers": null}}))
-            .events(3),
+            .events(2),
     ]
 }

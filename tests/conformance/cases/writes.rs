@@ -59,7 +59,13 @@ pub fn cases() -> Vec<Case> {
             None,
             json!({"metadata": {"name": "s", "resourceVersion": "{rv}"}, "spec": {}, "status": {"phase": "Up"}}),
         ),
-        Case::new("put: a missing object").put(s, "Scalar", "missing", None, put_spec(json!({}))),
+        Case::new("put: a missing object").put(
+            s,
+            "Scalar",
+            "missing",
+            None,
+            json!({"metadata": {"name": "missing", "resourceVersion": "1"}, "spec": {}}),
+        ),
         with_scalar("put: the uid cannot change", json!({})).put(
             s,
             "Scalar",
@@ -296,12 +302,48 @@ pub fn cases() -> Vec<Case> {
             None,
             b"",
         ),
-        Case::new("malformed: an unknown subresource").raw(
+        Case::new("malformed: an unknown subresource")
+            .create(COLLECTIONS, "Collection", object("c", json!({"owner": "o"})))
+            .raw(
+                Method::GET,
+                "/apis/conformance.kubegen.dev/v1/namespaces/{ns}/collections/c/status",
+                None,
+                b"",
+            )
+            .raw(
+                Method::GET,
+                "/apis/conformance.kubegen.dev/v1/namespaces/{ns}/collections/c/scale",
+                None,
+                b"",
+            ),
+        Case::new("malformed: a namespaced kind without a namespace").raw(
             Method::GET,
-            "/apis/conformance.kubegen.dev/v1/namespaces/{ns}/collections/c/status",
+            "/apis/conformance.kubegen.dev/v1/scalars/s",
             None,
             b"",
         ),
+        Case::new("malformed: a cluster-scoped kind in a namespace").raw(
+            Method::GET,
+            "/apis/conformance.kubegen.dev/v1/namespaces/{ns}/globals/g",
+            None,
+            b"",
+        ),
+        Case::new("malformed: an unknown group").raw(Method::GET, "/apis/nothing.example.com/v1/things", None, b""),
+        Case::new("malformed: an unserved version").raw(
+            Method::GET,
+            "/apis/conformance.kubegen.dev/v9/namespaces/{ns}/scalars",
+            None,
+            b"",
+        ),
+        Case::new("malformed: POST to an object").raw(
+            Method::POST,
+            "/apis/conformance.kubegen.dev/v1/namespaces/{ns}/scalars/s",
+            Some(JSON),
+            b"{}",
+        ),
+        Case::new("malformed: a list of all namespaces")
+            .create(s, "Scalar", object("s", json!({})))
+            .raw(Method::GET, "/apis/conformance.kubegen.dev/v1/scalars?labelSelector=none%3Dnone", None, b""),
         Case::new("collection: list-map items merge by key")
             .create(
                 COLLECTIONS,

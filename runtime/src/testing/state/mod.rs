@@ -13,6 +13,7 @@ use crate::resource::{ResourceInfo, ScaleInfo, Scope};
 use crate::selector::{FieldSelector, LabelSelector};
 
 mod apply;
+mod continue_token;
 mod scale;
 mod watch;
 mod write;
@@ -137,6 +138,14 @@ pub enum Change {
 
 pub(super) type Key = (usize, String, String);
 
+/// What a DELETE did to one object.
+enum Deletion {
+    /// Removed; its last state.
+    Gone(Value),
+    /// Marked for deletion and held by finalizers.
+    Terminating(Value),
+}
+
 /// Everything the server holds.
 pub struct State {
     pub kinds: Vec<KindEntry>,
@@ -260,15 +269,23 @@ impl State {
             .map_err(ApiError::bad_request)?;
         let limit = match limit {
             None | Some("") => None,
-            Some(l) => Some(
-                l.parse::<usize>()
-                    .map_err(|_| ApiError::bad_request(format!("invalid limit `{l}`")))?,
-            ),
+            Some(l) => Some(l.parse::<i64>().map_err(|e| {
+                let why = match e.kind() {
+                    std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow => {
+                        "value out of range"
+                    }
+                    _ => "invalid syntax",
+                };
+                ApiError::bad_request(format!("strconv.ParseInt: parsing {l:?}: {why}"))
+            })?),
         };
         Ok(ListOptions {
             labels,
             fields,
-            limit: limit.filter(|l| *l > 0),
+            // Zero or negative: no limit, as the apiserver reads it.
+            limit: limit
+                .and_then(|l| usize::try_from(l).ok())
+                .filter(|l| *l > 0),
             continue_token: continue_token.filter(|c| !c.is_empty()).map(str::to_owned),
         })
     }
@@ -297,11 +314,10 @@ impl State {
         let all = self.selected(t, o);
         let start = match &o.continue_token {
             Some(token) => {
-                let (ns, name) = token
-                    .split_once('/')
-                    .ok_or_else(|| ApiError::bad_request("invalid continue token"))?;
+                let start = continue_token::decode(token)
+                    .map_err(|e| ApiError::bad_request(format!("invalid continue token: {e}")))?;
                 all.iter()
-                    .position(|((_, n, m), _)| (n.as_str(), m.as_str()) > (ns, name))
+                    .position(|(key, _)| self.list_key(t, key) >= start)
                     .unwrap_or(all.len())
             }
             None => 0,
@@ -311,12 +327,17 @@ impl State {
             Some(l) if l < rest.len() => &rest[..l],
             _ => rest,
         };
-        let mut metadata = json!({"resourceVersion": self.rv.to_string()});
+        let mut metadata = json!({"continue": "", "resourceVersion": self.rv.to_string()});
         if page.len() < rest.len()
-            && let Some(((_, ns, name), _)) = page.last()
+            && let Some((key, _)) = page.last()
         {
-            metadata["continue"] = json!(format!("{ns}/{name}"));
-            metadata["remainingItemCount"] = json!(rest.len() - page.len());
+            // The next page starts just after the last key, as the apiserver's tokens say.
+            let next = format!("{}\u{0}", self.list_key(t, key));
+            metadata["continue"] = json!(continue_token::encode(self.rv, &next));
+            // The apiserver cannot count what a selector would keep.
+            if o.labels.0.is_empty() && o.fields.0.is_empty() {
+                metadata["remainingItemCount"] = json!(rest.len() - page.len());
+            }
         }
         let e = self.entry(t);
         Ok(json!({
@@ -325,6 +346,15 @@ impl State {
             "metadata": metadata,
             "items": page.iter().map(|(_, obj)| self.present(t, obj)).collect::<Vec<_>>(),
         }))
+    }
+
+    /// An object's key relative to a list's scope: `name` in a namespace, `namespace/name`
+    /// across namespaces (as etcd keys under the list's prefix).
+    fn list_key(&self, t: &Target, (_, ns, name): &Key) -> String {
+        match (&t.namespace, ns.is_empty()) {
+            (Some(_), _) | (None, true) => name.clone(),
+            (None, false) => format!("{ns}/{name}"),
+        }
     }
 
     pub fn get(&self, t: &Target) -> Result<Value, ApiError> {
@@ -408,12 +438,40 @@ impl State {
         Some(object)
     }
 
+    /// DELETE of one object: the `Status` the apiserver answers when the object is gone, or
+    /// the object itself while finalizers hold it.
     pub fn delete(
         &mut self,
         t: &Target,
         options: &Value,
         w: &WriteOptions,
     ) -> Result<Value, ApiError> {
+        match self.delete_object(t, options, w)? {
+            Deletion::Gone(last) => {
+                let e = self.entry(t);
+                Ok(json!({
+                    "kind": "Status",
+                    "apiVersion": "v1",
+                    "metadata": {},
+                    "status": "Success",
+                    "details": {
+                        "name": meta_str(&last, "name").unwrap_or(""),
+                        "group": e.group,
+                        "kind": e.plural,
+                        "uid": meta_str(&last, "uid").unwrap_or(""),
+                    },
+                }))
+            }
+            Deletion::Terminating(object) => Ok(object),
+        }
+    }
+
+    fn delete_object(
+        &mut self,
+        t: &Target,
+        options: &Value,
+        w: &WriteOptions,
+    ) -> Result<Deletion, ApiError> {
         let name = self.name(t)?.to_owned();
         let key = self.key(t, &name);
         let existing = self
@@ -422,50 +480,50 @@ impl State {
             .cloned()
             .ok_or_else(|| self.not_found(t, &name))?;
         let e = self.entry(t);
-        let (group, plural) = (e.group, e.plural);
+        let (group, kind) = (e.group, e.kind);
+        let conflict = |why: String| ApiError::conflict(group, kind, &name, &why);
+        let current_uid = meta_str(&existing, "uid").unwrap_or("");
         if let Some(uid) = options["preconditions"]["uid"].as_str()
-            && meta_str(&existing, "uid") != Some(uid)
+            && current_uid != uid
         {
-            return Err(ApiError::conflict(
-                group,
-                plural,
-                &name,
-                &format!(
-                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
-                    meta_str(&existing, "uid").unwrap_or("")
-                ),
-            ));
+            return Err(conflict(format!(
+                "the UID in the precondition ({uid}) does not match the UID in record ({current_uid}). \
+                 The object might have been deleted and then recreated"
+            )));
         }
+        let current_rv = meta_str(&existing, "resourceVersion").unwrap_or("");
         if let Some(rv) = options["preconditions"]["resourceVersion"].as_str()
-            && meta_str(&existing, "resourceVersion") != Some(rv)
+            && current_rv != rv
         {
-            return Err(ApiError::conflict(
-                group,
-                plural,
-                &name,
-                "the object has been modified; please apply your changes to the latest version and try again",
-            ));
+            return Err(conflict(format!(
+                "the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record ({current_rv}). \
+                 The object might have been modified"
+            )));
         }
         // propagationPolicy is accepted; with no garbage collector there are no dependents.
-        let finalizers: Vec<Value> = existing["metadata"]["finalizers"]
+        let held = existing["metadata"]["finalizers"]
             .as_array()
-            .cloned()
-            .unwrap_or_default();
-        if w.dry_run {
-            return Ok(self.present(t, &existing));
-        }
-        if !finalizers.is_empty() {
-            if existing["metadata"]["deletionTimestamp"].is_string() {
-                return Ok(self.present(t, &existing));
+            .is_some_and(|f| !f.is_empty());
+        if !held {
+            if !w.dry_run {
+                self.remove(key);
             }
-            let mut marked = existing.clone();
-            marked["metadata"]["deletionTimestamp"] = json!(now());
-            marked["metadata"]["deletionGracePeriodSeconds"] = json!(0);
-            let stored = self.commit(key, marked, Some(existing));
-            return Ok(self.present(t, &stored));
+            return Ok(Deletion::Gone(self.present(t, &existing)));
         }
-        let removed = self.remove(key).unwrap_or(existing);
-        Ok(self.present(t, &removed))
+        if existing["metadata"]["deletionTimestamp"].is_string() {
+            return Ok(Deletion::Terminating(self.present(t, &existing)));
+        }
+        // Marking an object for deletion changes it: the apiserver bumps its generation.
+        let mut marked = existing.clone();
+        marked["metadata"]["deletionTimestamp"] = json!(now());
+        marked["metadata"]["deletionGracePeriodSeconds"] = json!(0);
+        let generation = existing["metadata"]["generation"].as_i64().unwrap_or(0);
+        marked["metadata"]["generation"] = json!(generation + 1);
+        if w.dry_run {
+            return Ok(Deletion::Terminating(self.present(t, &marked)));
+        }
+        let stored = self.commit(key, marked, Some(existing));
+        Ok(Deletion::Terminating(self.present(t, &stored)))
     }
 
     pub fn delete_collection(
@@ -487,7 +545,9 @@ impl State {
                 namespace: (!ns.is_empty()).then_some(ns),
                 ..t.clone()
             };
-            items.push(self.delete(&target, options, w)?);
+            items.push(match self.delete_object(&target, options, w)? {
+                Deletion::Gone(last) | Deletion::Terminating(last) => last,
+            });
         }
         let e = self.entry(t);
         Ok(

@@ -178,13 +178,8 @@ impl State {
             }
             Change::JsonPatch(patch) => {
                 let mut doc = existing.clone();
-                json_patch::patch(&mut doc, &patch).map_err(|e| {
-                    let mut err =
-                        ApiError::bad_request(format!("the JSON patch could not be applied: {e}"));
-                    err.code = 422;
-                    err.reason = "Invalid";
-                    err
-                })?;
+                json_patch::patch(&mut doc, &patch)
+                    .map_err(|_| ApiError::patch_not_applicable())?;
                 (doc, None)
             }
             Change::Apply(applied) => {
@@ -296,9 +291,13 @@ impl State {
             return Ok((200, result));
         }
         if finalizers_done {
-            self.objects.insert(key.clone(), result);
-            let removed = self.remove(key).unwrap_or_default();
-            return Ok((200, self.present(t, &removed)));
+            // The apiserver deletes the stored object rather than storing the update: watchers
+            // see it DELETED as it was, the writer gets its update back.
+            if let Some(removed) = self.remove(key) {
+                result["metadata"]["resourceVersion"] =
+                    removed["metadata"]["resourceVersion"].clone();
+            }
+            return Ok((200, self.present(t, &result)));
         }
         let old = self.objects.get(&key).cloned();
         let stored = self.commit(key, result, old);
