@@ -326,6 +326,12 @@ pub fn normalize(mut value: Value, namespace: &str, uids: &[String]) -> Value {
     if value["kind"] == "Status" {
         sort_causes(&mut value);
     }
+    // The apiserver lists a group's resources in the order their CRDs became ready.
+    if value["kind"] == "APIResourceList"
+        && let Some(resources) = value.get_mut("resources").and_then(Value::as_array_mut)
+    {
+        resources.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+    }
     value
 }
 

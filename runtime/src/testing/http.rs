@@ -32,6 +32,17 @@ fn full(status: StatusCode, value: &Value) -> Response<ResponseBody> {
         .unwrap_or_else(|_| Response::new(Full::new(Bytes::new()).boxed_unsync()))
 }
 
+/// The discovery hash of a kind's storage version: the first 8 bytes of the SHA-256 of
+/// `group/version/kind`, in base64, as the apiserver computes it.
+fn storage_version_hash(group: &str, version: &str, kind: &str) -> String {
+    use base64::Engine as _;
+    let digest = ring::digest::digest(
+        &ring::digest::SHA256,
+        format!("{group}/{version}/{kind}").as_bytes(),
+    );
+    base64::engine::general_purpose::STANDARD.encode(&digest.as_ref()[..8])
+}
+
 /// The apiserver's answer for a path no handler serves: plain text, not a `Status`.
 fn page_not_found() -> Response<ResponseBody> {
     Response::builder()
@@ -221,11 +232,18 @@ fn discovery(state: &State, r: &Route) -> Option<Result<Value, ApiError>> {
                     continue;
                 };
                 let namespaced = k.scope == Scope::Namespaced;
-                resources.push(json!({
+                let mut resource = json!({
                     "name": k.plural, "singularName": k.singular, "namespaced": namespaced, "kind": k.kind,
-                    "verbs": ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
-                    "shortNames": k.short_names, "categories": k.categories,
-                }));
+                    "verbs": ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"],
+                    "storageVersionHash": storage_version_hash(k.group, k.storage, k.kind),
+                });
+                if !k.short_names.is_empty() {
+                    resource["shortNames"] = json!(k.short_names);
+                }
+                if !k.categories.is_empty() {
+                    resource["categories"] = json!(k.categories);
+                }
+                resources.push(resource);
                 if version.status {
                     resources.push(json!({"name": format!("{}/status", k.plural), "singularName": "", "namespaced": namespaced, "kind": k.kind, "verbs": ["get", "patch", "update"]}));
                 }

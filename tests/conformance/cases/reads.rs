@@ -1,5 +1,6 @@
 //! Reads: gets, lists with selectors and pages, and scripted watch sequences.
 
+use http::Method;
 use serde_json::json;
 
 use super::{SCALARS, object};
@@ -24,6 +25,9 @@ pub fn cases() -> Vec<Case> {
     let s = SCALARS;
     vec![
         Case::new("get: a missing object").get(s, "missing", None),
+        Case::new("discovery: the group")
+            .raw(Method::GET, "/apis/conformance.kubegen.dev", None, b"")
+            .raw(Method::GET, "/apis/conformance.kubegen.dev/v1", None, b""),
         five("list: everything").list(s, ""),
         five("list: label selectors")
             .list(s, "labelSelector=app%3Dweb")
