@@ -39,12 +39,22 @@ pub async fn install(
     field_manager: &str,
     timeout: Duration,
 ) -> Result<Vec<String>, InstallError> {
+    install_crds(client, &registry::crds()?, field_manager, timeout).await
+}
+
+/// [`install`] for a given list of CRDs instead of the registered ones.
+pub async fn install_crds(
+    client: &kube::Client,
+    crds: &[CustomResourceDefinition],
+    field_manager: &str,
+    timeout: Duration,
+) -> Result<Vec<String>, InstallError> {
     let api: Api<CustomResourceDefinition> = Api::all(client.clone());
     let params = PatchParams::apply(field_manager).force();
     let mut names = Vec::new();
-    for crd in registry::crds()? {
+    for crd in crds {
         let name = crd.metadata.name.clone().unwrap_or_default();
-        api.patch(&name, &params, &Patch::Apply(&crd))
+        api.patch(&name, &params, &Patch::Apply(crd))
             .await
             .map_err(|e| InstallError::Api {
                 crd: name.clone(),

@@ -3,7 +3,7 @@
 pub mod crdgen;
 mod install;
 
-pub use install::{InstallError, install};
+pub use install::{InstallError, install, install_crds};
 
 use std::collections::BTreeMap;
 
