@@ -15,6 +15,8 @@
 //! # let _ = client; }
 //! ```
 
+#[cfg(feature = "envtest")]
+pub mod envtest;
 mod fields;
 mod http;
 mod schema_ops;
@@ -26,6 +28,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
+#[cfg(feature = "envtest")]
+pub use self::envtest::{Envtest, EnvtestBuilder, EnvtestError};
 pub use self::http::ResponseBody;
 pub use self::status::ApiError;
 use state::{KindEntry, State};
