@@ -579,3 +579,28 @@ fn processes_die_with_a_killed_test_process() {
     // Nobody removed the directory; do it here.
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Start-up time over five sequential starts (registered CRDs installed each time):
+/// `cargo test --features envtest --test envtest startup_time -- --ignored --nocapture`.
+#[tokio::test]
+#[ignore = "a measurement: five sequential starts"]
+async fn startup_time_over_five_starts() {
+    if assets("startup time").is_none() {
+        return;
+    }
+    let _turn = OWN_INSTANCE.lock().await;
+    let mut times = Vec::new();
+    for _ in 0..5 {
+        let env = Envtest::start().await.unwrap();
+        assert_eq!(env.crds().len(), registered_crd_names().len());
+        times.push(env.startup_time());
+        let dir = env.dir().to_path_buf();
+        drop(env);
+        assert!(!dir.exists());
+    }
+    times.sort();
+    println!(
+        "envtest startup_time over 5 starts: min {:?}, median {:?}, max {:?}",
+        times[0], times[2], times[4]
+    );
+}

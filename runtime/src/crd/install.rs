@@ -84,7 +84,7 @@ pub async fn install_crds(
                     timeout,
                 });
             }
-            tokio::time::sleep(Duration::from_millis(250)).await;
+            tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
     Ok(names)
