@@ -119,13 +119,11 @@ async fn start_serves_namespaces_and_establishes_the_registered_crds() {
     let crds: kube::Api<CustomResourceDefinition> = kube::Api::all(client);
     for name in &expected {
         let crd = crds.get(name).await.unwrap();
-        let established = crd
-            .status
-            .and_then(|s| s.conditions)
-            .unwrap_or_default()
-            .iter()
-            .any(|c| c.type_ == "Established" && c.status == "True");
-        assert!(established, "{name} is not Established");
+        assert!(
+            kubegen::crd::is_established(&crd),
+            "{name} is not Established: {:?}",
+            crd.status
+        );
     }
 }
 
@@ -259,6 +257,17 @@ fn running(pid: u32, dir: &Path) -> bool {
     String::from_utf8_lossy(&cmdline).contains(dir.to_string_lossy().as_ref())
 }
 
+/// Both processes are gone (and reaped) and the directory is removed.
+#[cfg(target_os = "linux")]
+fn assert_cleaned_up(apiserver: u32, etcd: u32, dir: &Path) {
+    assert!(
+        !running(apiserver, dir),
+        "kube-apiserver {apiserver} still runs"
+    );
+    assert!(!running(etcd, dir), "etcd {etcd} still runs");
+    assert!(!dir.exists(), "{} still exists", dir.display());
+}
+
 #[cfg(target_os = "linux")]
 #[tokio::test]
 async fn dropping_stops_both_processes_and_removes_the_directory() {
@@ -271,12 +280,7 @@ async fn dropping_stops_both_processes_and_removes_the_directory() {
     assert!(running(apiserver, &dir) && running(etcd, &dir));
     assert!(dir.join("kube-apiserver.log").exists());
     drop(env);
-    assert!(
-        !running(apiserver, &dir),
-        "kube-apiserver {apiserver} still runs"
-    );
-    assert!(!running(etcd, &dir), "etcd {etcd} still runs");
-    assert!(!dir.exists(), "{} still exists", dir.display());
+    assert_cleaned_up(apiserver, etcd, &dir);
 }
 
 #[cfg(target_os = "linux")]
@@ -301,12 +305,7 @@ async fn a_panicking_test_still_cleans_up() {
     });
     assert!(test.join().is_err(), "the thread panicked");
     let (apiserver, etcd, dir) = rx.recv().expect("the envtest started before the panic");
-    assert!(
-        !running(apiserver, &dir),
-        "kube-apiserver {apiserver} still runs"
-    );
-    assert!(!running(etcd, &dir), "etcd {etcd} still runs");
-    assert!(!dir.exists(), "{} still exists", dir.display());
+    assert_cleaned_up(apiserver, etcd, &dir);
 }
 
 #[tokio::test]
@@ -537,12 +536,7 @@ fn the_shared_instance_is_stopped_and_removed_at_exit() {
         .find_map(parse_envtest_line)
         .unwrap_or_else(|| panic!("no envtest line in {out}"));
     // The subprocess has exited; its exit handler ran before that.
-    assert!(
-        !running(apiserver, &dir),
-        "kube-apiserver {apiserver} still runs"
-    );
-    assert!(!running(etcd, &dir), "etcd {etcd} still runs");
-    assert!(!dir.exists(), "{} still exists", dir.display());
+    assert_cleaned_up(apiserver, etcd, &dir);
 }
 
 #[cfg(target_os = "linux")]

@@ -69,13 +69,7 @@ pub async fn install_crds(
                 crd: name.clone(),
                 source: Box::new(e),
             })?;
-            let established = crd
-                .status
-                .and_then(|s| s.conditions)
-                .unwrap_or_default()
-                .iter()
-                .any(|c| c.type_ == "Established" && c.status == "True");
-            if established {
+            if is_established(&crd) {
                 break;
             }
             if tokio::time::Instant::now() >= deadline {
@@ -88,4 +82,17 @@ pub async fn install_crds(
         }
     }
     Ok(names)
+}
+
+/// Whether the apiserver reports the CRD's `Established` condition as `True`: its kinds can be
+/// served.
+pub fn is_established(crd: &CustomResourceDefinition) -> bool {
+    crd.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|conditions| {
+            conditions
+                .iter()
+                .any(|c| c.type_ == "Established" && c.status == "True")
+        })
 }

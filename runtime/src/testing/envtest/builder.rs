@@ -93,8 +93,7 @@ impl EnvtestBuilder {
         let (processes, config, kubeconfig, server_url) = loop {
             attempt += 1;
             let ports = Ports::pick(self.apiserver_port.filter(|_| attempt == 1))?;
-            let specs =
-                process_specs(&assets_dir, dir.path(), &pki, &ports, &self.apiserver_flags)?;
+            let specs = process_specs(&assets_dir, dir.path(), &pki, &ports, &self.apiserver_flags);
             let processes = Processes::spawn(specs).await?;
             let server_url = format!("https://127.0.0.1:{}", ports.apiserver);
             let kubeconfig = write_kubeconfig(dir.path(), &server_url, &pki)?;
@@ -159,7 +158,8 @@ impl EnvtestBuilder {
             .filter(|name| !is_executable(&dir.join(name)))
             .collect();
         if missing.is_empty() {
-            Ok(dir)
+            // Absolute, so the paths handed out (kubectl's, say) work from any directory.
+            Ok(std::path::absolute(&dir).unwrap_or(dir))
         } else {
             Err(EnvtestError::AssetsMissing {
                 origin,

@@ -48,7 +48,7 @@ pub(super) fn process_specs(
     pki: &Pki,
     ports: &Ports,
     extra_flags: &[String],
-) -> Result<Vec<ProcessSpec>, EnvtestError> {
+) -> Vec<ProcessSpec> {
     let etcd_url = format!("http://127.0.0.1:{}", ports.etcd_client);
     let peer_url = format!("http://127.0.0.1:{}", ports.etcd_peer);
     let flag = |name: &str, value: &Path| {
@@ -86,7 +86,7 @@ pub(super) fn process_specs(
         "--allow-privileged=true".into(),
     ];
     apiserver_args.extend(extra_flags.iter().map(OsString::from));
-    Ok(vec![
+    vec![
         ProcessSpec {
             name: "etcd",
             program: assets.join("etcd"),
@@ -99,7 +99,7 @@ pub(super) fn process_specs(
             args: apiserver_args,
             log: dir.join("kube-apiserver.log"),
         },
-    ])
+    ]
 }
 
 /// Writes `dir/kubeconfig` for the admin identity; the certificates are referenced by path.
