@@ -6,7 +6,7 @@
 //! a typed client (`client.cron_jobs("ns")`), a lister over a shared indexed cache, an
 //! informer accessor on [`informer::SharedInformerFactory`], and a registry that `crdgen`
 //! prints from. With the `testing` feature, `testing::ApiServer` is an in-memory API server
-//! to run all of it against.
+//! to run all of it against; with `envtest`, `testing::Envtest` runs a real kube-apiserver.
 //!
 //! ```
 //! use kubegen::prelude::*;
@@ -47,7 +47,8 @@ pub use kubegen_runtime::{
     selector, workqueue,
 };
 
-/// The in-memory API server for tests (feature `testing`).
+/// The in-memory API server for tests (feature `testing`), and `Envtest`, a real etcd +
+/// kube-apiserver from `KUBEBUILDER_ASSETS` (feature `envtest`).
 #[cfg(feature = "testing")]
 pub use kubegen_runtime::testing;
 

@@ -224,9 +224,7 @@ async fn envtest_client() -> Result<kube::Client, TestEnvError> {
     let envtest = crate::testing::Envtest::shared()
         .await
         .map_err(|e| TestEnvError::Envtest(e.to_string()))?;
-    envtest
-        .client()
-        .map_err(|e| TestEnvError::Envtest(e.to_string()))
+    Ok(envtest.client())
 }
 
 #[cfg(not(feature = "envtest"))]

@@ -17,6 +17,8 @@
 
 pub mod backend;
 mod decode;
+#[cfg(feature = "envtest")]
+pub mod envtest;
 mod fields;
 mod gojson;
 mod http;
@@ -30,6 +32,8 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 pub use self::backend::{Backend, TestEnv, TestEnvError};
+#[cfg(feature = "envtest")]
+pub use self::envtest::{Envtest, EnvtestBuilder, EnvtestError};
 pub use self::http::ResponseBody;
 pub use self::status::ApiError;
 use state::{KindEntry, State};
