@@ -36,7 +36,7 @@ pub use kubegen_derive::{ApiType, CustomResource};
 pub use kubegen_runtime::{
     ApiFields, CrdError, CustomResource, DeepCopy, Defaults, FieldInfo, List, PrinterColumn,
     ResourceInfo, ScaleInfo, Scope, cache, client, crd, crdgen, informer, registry, schema,
-    selector, workqueue,
+    selector, validation, workqueue,
 };
 
 /// The in-memory API server for tests (feature `testing`).

@@ -295,3 +295,6 @@ fn replicas(object: &Value, path: &str) -> Vec<FieldError> {
         Ok(None) => Vec::new(),
     }
 }
+
+#[cfg(test)]
+mod tests;
