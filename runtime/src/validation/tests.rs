@@ -16,6 +16,23 @@ use crate::resource::ScaleInfo;
 
 const CASES: &str = include_str!("testdata/apiserver.json");
 
+/// `[format, value, accepted]` rows: each value was sent in a `format`-typed string field
+/// to kube-apiserver v1.36.2, which accepted it or answered `must be of type <format>`.
+const FORMATS: &str = include_str!("testdata/formats.json");
+
+#[test]
+fn formats_accept_what_the_apiserver_accepts() {
+    let rows: Vec<(String, String, bool)> =
+        serde_json::from_str(FORMATS).unwrap_or_else(|e| panic!("testdata: {e}"));
+    assert!(rows.len() > 150, "the recorded verdicts are all there");
+    let wrong: Vec<String> = rows
+        .iter()
+        .filter(|(format, value, accepted)| super::formats::validates(format, value) != *accepted)
+        .map(|(format, value, accepted)| format!("{format} {value:?}: apiserver says {accepted}"))
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
 fn validator(crd: &str, schema: &Value) -> ResourceValidator {
     match crd {
         "probe" => ResourceValidator::new(
