@@ -473,9 +473,9 @@ fn has_unknown_fields(node: &Map<String, Value>, value: &Value) -> bool {
                 match properties.and_then(|p| p.get(name)).or(additional) {
                     Some(schema) => child(v, Some(schema)),
                     None => {
-                        !flag(node, "x-kubernetes-preserve-unknown-fields")
-                            && !(embedded
-                                && matches!(name.as_str(), "apiVersion" | "kind" | "metadata"))
+                        let kept =
+                            embedded && matches!(name.as_str(), "apiVersion" | "kind" | "metadata");
+                        !(flag(node, "x-kubernetes-preserve-unknown-fields") || kept)
                     }
                 }
             })

@@ -185,7 +185,12 @@ impl FieldError {
 
     /// `field.Forbidden`.
     pub fn forbidden(field: &str, detail: impl Into<String>) -> Self {
-        Self::new(ErrorType::Forbidden, field, BadValue::str(""), detail.into())
+        Self::new(
+            ErrorType::Forbidden,
+            field,
+            BadValue::str(""),
+            detail.into(),
+        )
     }
 
     /// `field.NotFound`.
@@ -207,7 +212,10 @@ impl FieldError {
     /// `field.TooLong`: `may not be more than N bytes` (a negative maximum is unknown).
     pub fn too_long(field: &str, max: i64) -> Self {
         let detail = if max >= 0 {
-            format!("may not be more than {max} {}", plural(max, "byte", "bytes"))
+            format!(
+                "may not be more than {max} {}",
+                plural(max, "byte", "bytes")
+            )
         } else {
             "value is too long".into()
         };
@@ -392,10 +400,7 @@ mod tests {
                 ),
                 "Invalid value: \"string\": spec.replicas in body must be of type integer: \"string\"",
             ),
-            (
-                FieldError::required("spec.req.a", ""),
-                "Required value",
-            ),
+            (FieldError::required("spec.req.a", ""), "Required value"),
             (
                 FieldError::required("metadata.name", "name or generateName is required"),
                 "Required value: name or generateName is required",

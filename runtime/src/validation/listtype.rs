@@ -173,12 +173,21 @@ mod tests {
             ("spec.byname[2]", r#"Duplicate value: {"name":"x"}"#),
             ("spec.byname[3]", "Duplicate value: {}"),
             ("spec.intset[1]", "Duplicate value: 1"),
-            ("spec.ports[2]", r#"Duplicate value: {"name":"a","proto":"TCP"}"#),
-            ("spec.ports[4]", r#"Duplicate value: {"name":"b","proto":"UDP"}"#),
+            (
+                "spec.ports[2]",
+                r#"Duplicate value: {"name":"a","proto":"TCP"}"#,
+            ),
+            (
+                "spec.ports[4]",
+                r#"Duplicate value: {"name":"b","proto":"UDP"}"#,
+            ),
             ("spec.set[2]", "Duplicate value: \"a\""),
             ("spec.set[4]", "Duplicate value: \"b\""),
         ];
-        let want: Vec<(String, String)> = want.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
         assert_eq!(got, want);
         let bad = json!({"spec": {"byname": [{"name": "x"}, "str"]}});
         assert_eq!(

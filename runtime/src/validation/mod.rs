@@ -98,7 +98,10 @@ impl ResourceValidator {
                 format!("must be {}", self.kind),
             ));
         }
-        let api_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+        let api_version = object
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         let expected = format!("{}/{}", self.group, self.version);
         if api_version != expected {
             errs.push(FieldError::invalid(
@@ -145,7 +148,11 @@ impl ResourceValidator {
     pub fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
         let mut errs = self.type_meta(new);
         if errs.is_empty() {
-            errs.extend(objectmeta::validate_update(meta(new), meta(old), "metadata"));
+            errs.extend(objectmeta::validate_update(
+                meta(new),
+                meta(old),
+                "metadata",
+            ));
             errs.extend(openapi::validate(&self.schema, new, Some(old), None));
             errs.extend(self.scale_spec(new));
             errs.extend(self.scale_status(new));
@@ -164,9 +171,20 @@ impl ResourceValidator {
     pub fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
         let mut errs = self.type_meta(new);
         if errs.is_empty() {
-            errs.extend(objectmeta::validate_update(meta(new), meta(old), "metadata"));
-            if let (Some(status), Some(schema)) = (new.get("status"), self.schema.property("status")) {
-                errs.extend(openapi::validate(schema, status, old.get("status"), Some("status")));
+            errs.extend(objectmeta::validate_update(
+                meta(new),
+                meta(old),
+                "metadata",
+            ));
+            if let (Some(status), Some(schema)) =
+                (new.get("status"), self.schema.property("status"))
+            {
+                errs.extend(openapi::validate(
+                    schema,
+                    status,
+                    old.get("status"),
+                    Some("status"),
+                ));
             }
             errs.extend(self.scale_status(new));
         }

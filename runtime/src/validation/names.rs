@@ -11,7 +11,8 @@ const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
 const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const DNS1123_LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
-const DNS1123_SUBDOMAIN_FMT: &str = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+const DNS1123_SUBDOMAIN_FMT: &str =
+    r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 const DNS1123_SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
 const DNS1035_LABEL_MSG: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
@@ -69,7 +70,11 @@ pub fn qualified_name(value: &str) -> Vec<String> {
         _ => {
             return vec![format!(
                 "a valid label key {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-                regex_error(LABEL_KEY_MSG, LABEL_KEY_FMT, &["MyName", "my.name", "123-abc"])
+                regex_error(
+                    LABEL_KEY_MSG,
+                    LABEL_KEY_FMT,
+                    &["MyName", "my.name", "123-abc"]
+                )
             )];
         }
     };
@@ -81,7 +86,11 @@ pub fn qualified_name(value: &str) -> Vec<String> {
     if !LABEL_KEY.is_match(name) {
         errs.push(format!(
             "name part {}",
-            regex_error(LABEL_KEY_MSG, LABEL_KEY_FMT, &["MyName", "my.name", "123-abc"])
+            regex_error(
+                LABEL_KEY_MSG,
+                LABEL_KEY_FMT,
+                &["MyName", "my.name", "123-abc"]
+            )
         ));
     }
     errs
@@ -182,12 +191,13 @@ impl NameRule {
     /// The messages for `name`; a `prefix` (generateName) may end in `-`.
     pub fn check(self, name: &str, prefix: bool) -> Vec<String> {
         let masked;
-        let name = if prefix && self != NameRule::PathSegment && name.len() > 1 && name.ends_with('-') {
-            masked = format!("{}a", &name[..name.len() - 2]);
-            masked.as_str()
-        } else {
-            name
-        };
+        let name =
+            if prefix && self != NameRule::PathSegment && name.len() > 1 && name.ends_with('-') {
+                masked = format!("{}a", &name[..name.len() - 2]);
+                masked.as_str()
+            } else {
+                name
+            };
         match self {
             NameRule::DnsSubdomain => dns1123_subdomain(name),
             NameRule::DnsLabel => dns1123_label(name),
@@ -205,28 +215,42 @@ mod tests {
     fn messages_match_the_apiserver() {
         assert_eq!(
             dns1123_subdomain("Bad_Name"),
-            ["a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"]
+            [
+                "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+            ]
         );
         assert_eq!(
             qualified_name("bad key!"),
-            ["name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"]
+            [
+                "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+            ]
         );
         assert_eq!(
             qualified_name("a/b/c"),
-            ["a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+            [
+                "a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+            ]
         );
         assert_eq!(
             label_value("bad value!"),
-            ["a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"]
+            [
+                "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+            ]
         );
         assert!(qualified_name("example.com/ok").is_empty());
         assert_eq!(qualified_name("/x"), ["prefix part must be non-empty"]);
         assert!(NameRule::DnsSubdomain.check("bad-", true).is_empty());
         assert!(!NameRule::DnsSubdomain.check("Bad_", true).is_empty());
-        assert_eq!(path_segment("a/b%", false), ["may not contain '/'", "may not contain '%'"]);
+        assert_eq!(
+            path_segment("a/b%", false),
+            ["may not contain '/'", "may not contain '%'"]
+        );
         assert_eq!(path_segment("..", false), ["may not be '..'"]);
         assert_eq!(dns1123_label("a.b"), ["must not contain dots"]);
-        assert_eq!(label_value(&"a".repeat(64))[0], "must be no more than 63 bytes");
+        assert_eq!(
+            label_value(&"a".repeat(64))[0],
+            "must be no more than 63 bytes"
+        );
         assert!(dns1035_label("1abc")[0].starts_with("a DNS-1035 label"));
     }
 }

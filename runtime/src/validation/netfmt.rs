@@ -123,9 +123,9 @@ pub fn is_mac(s: &str) -> bool {
         if !matches!(n, 6 | 8 | 20) {
             return false;
         }
-        (0..b.len()).step_by(5).all(|x| {
-            hex2(&b[x..]) && hex2(&b[x + 2..]) && (b.len() == x + 4 || b[x + 4] == b'.')
-        })
+        (0..b.len())
+            .step_by(5)
+            .all(|x| hex2(&b[x..]) && hex2(&b[x + 2..]) && (b.len() == x + 4 || b[x + 4] == b'.'))
     } else {
         false
     }
@@ -137,9 +137,7 @@ fn escapes_ok(s: &str) -> bool {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%' {
-            if i + 2 >= b.len()
-                || !(b[i + 1].is_ascii_hexdigit() && b[i + 2].is_ascii_hexdigit())
-            {
+            if i + 2 >= b.len() || !(b[i + 1].is_ascii_hexdigit() && b[i + 2].is_ascii_hexdigit()) {
                 return false;
             }
             i += 3;
@@ -187,7 +185,8 @@ fn host_ok(host: &str) -> bool {
 }
 
 fn userinfo_ok(user: &str) -> bool {
-    user.chars().all(|c| c.is_ascii_alphanumeric() || "-._:~!$&'()*+,;=%@".contains(c))
+    user.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-._:~!$&'()*+,;=%@".contains(c))
         && escapes_ok(user)
 }
 
@@ -253,7 +252,9 @@ fn is_atext(c: char) -> bool {
 }
 
 fn dot_atom(s: &str) -> bool {
-    !s.is_empty() && s.split('.').all(|atom| !atom.is_empty() && atom.chars().all(is_atext))
+    !s.is_empty()
+        && s.split('.')
+            .all(|atom| !atom.is_empty() && atom.chars().all(is_atext))
 }
 
 fn quoted_string(s: &str) -> bool {
@@ -263,11 +264,7 @@ fn quoted_string(s: &str) -> bool {
     let mut chars = inner.chars();
     while let Some(c) = chars.next() {
         match c {
-            '\\' => {
-                if chars.next().is_none() {
-                    return false;
-                }
-            }
+            '\\' if chars.next().is_none() => return false,
             '"' => return false,
             c if c.is_ascii_control() && c != '\t' => return false,
             _ => {}

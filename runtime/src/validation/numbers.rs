@@ -39,7 +39,13 @@ fn plain_decimal(f: f64) -> String {
 }
 
 /// `IsValueValidAgainstRange`: `None` when `value` fits the type and format.
-fn range_error(value: &GoNumber, type_name: &str, format: &str, prefix: &str, path: &str) -> Option<String> {
+fn range_error(
+    value: &GoNumber,
+    type_name: &str,
+    format: &str,
+    prefix: &str,
+    path: &str,
+) -> Option<String> {
     let text = match value {
         GoNumber::Int(i) => i.to_string(),
         GoNumber::Float(f) => plain_decimal(*f),
@@ -47,9 +53,7 @@ fn range_error(value: &GoNumber, type_name: &str, format: &str, prefix: &str, pa
     let fits = match (type_name, format) {
         ("integer", "int32") => text.parse::<i32>().is_ok(),
         ("integer", _) => text.parse::<i64>().is_ok(),
-        (_, "float") => text
-            .parse::<f64>()
-            .is_ok_and(|f| !(f as f32).is_infinite()),
+        (_, "float") => text.parse::<f64>().is_ok_and(|f| !(f as f32).is_infinite()),
         _ => true,
     };
     if fits {
@@ -120,7 +124,8 @@ fn multiple(value: &GoNumber, factor: f64, native: bool, path: &str) -> Option<O
     if let (true, GoNumber::Int(data)) = (native, value) {
         let factor = factor as i64;
         if factor <= 0 {
-            let message = format!("factor MultipleOf declared for {path} must be positive: {factor}");
+            let message =
+                format!("factor MultipleOf declared for {path} must be positive: {factor}");
             return Some(validation(path, BadValue::Int(factor), message));
         }
         return (data % factor != 0).then(|| {
@@ -156,11 +161,15 @@ pub(super) fn number_check(s: &Schema, n: &Number, path: &str) -> Outcome {
     let (type_name, format) = match s.types.as_slice() {
         [t] if t == "integer" => (
             "integer",
-            s.format.as_deref().filter(|f| matches!(*f, "int32" | "int64")),
+            s.format
+                .as_deref()
+                .filter(|f| matches!(*f, "int32" | "int64")),
         ),
         [t] if t == "number" => (
             "number",
-            s.format.as_deref().filter(|f| matches!(*f, "float" | "double")),
+            s.format
+                .as_deref()
+                .filter(|f| matches!(*f, "float" | "double")),
         ),
         _ => ("", None),
     };
@@ -228,12 +237,24 @@ mod tests {
         assert!(range_error(&int(3_000_000_000), "integer", "int32", "Checked", "x").is_some());
         assert!(range_error(&int(3_000_000_000), "integer", "int64", "Checked", "x").is_none());
         assert_eq!(
-            range_error(&GoNumber::Float(1.5), "integer", "", "Checked", "spec.replicas"),
+            range_error(
+                &GoNumber::Float(1.5),
+                "integer",
+                "",
+                "Checked",
+                "spec.replicas"
+            ),
             Some("Checked value must be of type integer (default format) in spec.replicas".into())
         );
         assert!(range_error(&GoNumber::Float(3.0), "integer", "int32", "Checked", "x").is_none());
         assert_eq!(
-            range_error(&GoNumber::Float(1e300), "number", "float", "Checked", "spec.f32"),
+            range_error(
+                &GoNumber::Float(1e300),
+                "number",
+                "float",
+                "Checked",
+                "spec.f32"
+            ),
             Some("Checked value must be of type number with format float in spec.f32".into())
         );
         assert!(range_error(&GoNumber::Float(1e300), "number", "double", "Checked", "x").is_none());

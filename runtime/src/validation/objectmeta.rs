@@ -253,7 +253,10 @@ fn managed_fields(meta: &Value, path: &str) -> Vec<FieldError> {
                 "must be `Apply` or `Update`",
             ));
         }
-        let fields_type = entry.get("fieldsType").and_then(Value::as_str).unwrap_or("");
+        let fields_type = entry
+            .get("fieldsType")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         if !fields_type.is_empty() && fields_type != "FieldsV1" {
             errs.push(FieldError::invalid(
                 &field::child(&p, "fieldsType"),
@@ -362,7 +365,11 @@ fn embedded_resource(path: &str, x: &Map<String, Value>) -> Vec<FieldError> {
         let p = field::child(path, k);
         match (k.as_str(), v) {
             ("apiVersion" | "kind", Value::String(s)) if s.is_empty() => {
-                errs.push(FieldError::invalid(&p, BadValue::str(""), "must not be empty"));
+                errs.push(FieldError::invalid(
+                    &p,
+                    BadValue::str(""),
+                    "must not be empty",
+                ));
             }
             ("apiVersion" | "kind", v) if !v.is_string() => {
                 errs.push(FieldError::invalid(&p, BadValue::of(v), "must be a string"));

@@ -233,7 +233,13 @@ impl Validator {
         outcome
     }
 
-    fn node_unratcheted(&self, s: &Schema, data: &Value, path: &str, old: Option<&Value>) -> Outcome {
+    fn node_unratcheted(
+        &self,
+        s: &Schema,
+        data: &Value,
+        path: &str,
+        old: Option<&Value>,
+    ) -> Outcome {
         let mut result = Outcome::default();
         if data.is_null() {
             result.merge(type_check(s, data, path));
@@ -314,8 +320,7 @@ impl Validator {
                     }
                     continue;
                 }
-                if validated == 0 && best.as_ref().is_none_or(|b| r.match_count > b.match_count)
-                {
+                if validated == 0 && best.as_ref().is_none_or(|b| r.match_count > b.match_count) {
                     best = Some(r);
                 }
             }
@@ -346,7 +351,11 @@ impl Validator {
                 main.merge(r);
             }
             if validated != s.all_of.len() {
-                let none = if validated == 0 { ". None validated" } else { "" };
+                let none = if validated == 0 {
+                    ". None validated"
+                } else {
+                    ""
+                };
                 main.add(OpenApiError::Plain(format!(
                     "{} must validate all the schemas (allOf){none}",
                     gofmt::quote(path)
@@ -399,7 +408,12 @@ impl Validator {
             set_valid(&mut e, max);
             result.add(e);
         }
-        if s.unique_items && items.iter().enumerate().any(|(i, v)| items[..i].contains(v)) {
+        if s.unique_items
+            && items
+                .iter()
+                .enumerate()
+                .any(|(i, v)| items[..i].contains(v))
+        {
             result.add(OpenApiError::at(
                 Code::Other,
                 path,
@@ -504,7 +518,9 @@ fn correlate_item<'a>(s: &Schema, item: &Value, old: &'a Value) -> Option<&'a Va
         Some(s.list_map_keys.iter().map(|k| o.get(k).cloned()).collect())
     };
     let want = keys(item)?;
-    old.as_array()?.iter().find(|o| keys(o).as_ref() == Some(&want))
+    old.as_array()?
+        .iter()
+        .find(|o| keys(o).as_ref() == Some(&want))
 }
 
 /// The ratcheting comparison (`CorrelatedObject.CachedDeepEqual`): objects are equal when
@@ -565,9 +581,8 @@ fn type_check(s: &Schema, data: &Value, path: &str) -> Outcome {
         return ok;
     }
     let (sch_type, format) = type_of(data);
-    let is_float_int = sch_type == "number"
-        && data.as_f64().is_some_and(is_json_integer)
-        && has("integer");
+    let is_float_int =
+        sch_type == "number" && data.as_f64().is_some_and(is_json_integer) && has("integer");
     let is_int_float = sch_type == "integer" && has("number");
     let is_string_or_slice = matches!(data, Value::String(_) | Value::Array(_));
     if let Some(f) = s.format.as_deref()
@@ -657,7 +672,11 @@ fn enum_check(s: &Schema, data: &Value, path: &str) -> Outcome {
         value: (!data.is_null()).then(|| go_value(data)),
         valid: -1,
         values: s.enumeration.clone(),
-        message: format!("{} should be one of [{}]", in_body(path), rendered.join(" ")),
+        message: format!(
+            "{} should be one of [{}]",
+            in_body(path),
+            rendered.join(" ")
+        ),
     })
 }
 
@@ -674,7 +693,10 @@ fn enum_matches(data: &Value, allowed: &Value) -> bool {
         },
         (Value::Number(d), Value::String(a)) => match gofmt::go_number(d) {
             GoNumber::Int(i) => {
-                let c = u32::try_from(i).ok().and_then(char::from_u32).unwrap_or('\u{fffd}');
+                let c = u32::try_from(i)
+                    .ok()
+                    .and_then(char::from_u32)
+                    .unwrap_or('\u{fffd}');
                 a.chars().eq(std::iter::once(c))
             }
             GoNumber::Float(_) => false,

@@ -180,10 +180,9 @@ impl Schema {
             any_of: list("anyOf"),
             not: node.get("not").map(|n| Box::new(Schema::new(n))),
             properties: match node.get("properties") {
-                Some(Value::Object(p)) => p
-                    .iter()
-                    .map(|(k, v)| (k.clone(), Schema::new(v)))
-                    .collect(),
+                Some(Value::Object(p)) => {
+                    p.iter().map(|(k, v)| (k.clone(), Schema::new(v))).collect()
+                }
                 _ => Vec::new(),
             },
             additional,
@@ -242,9 +241,16 @@ mod tests {
     #[test]
     fn perl_classes_are_ascii_as_in_go() {
         let p = Pattern::new(r"^\d+\s\w$");
-        let re = p.regex.as_ref().map_err(Clone::clone).unwrap_or_else(|e| panic!("{e}"));
+        let re = p
+            .regex
+            .as_ref()
+            .map_err(Clone::clone)
+            .unwrap_or_else(|e| panic!("{e}"));
         assert!(re.is_match("12 a"));
-        assert!(!re.is_match("١٢ a"), "Arabic-Indic digits are not \\d in Go");
+        assert!(
+            !re.is_match("١٢ a"),
+            "Arabic-Indic digits are not \\d in Go"
+        );
         assert_eq!(go_regex(r"[\d.]\\d"), r"[[0-9].]\\d");
     }
 
@@ -261,7 +267,9 @@ mod tests {
             },
             "x-kubernetes-validations": [{"rule": "true"}],
         }));
-        let ios = s.property("ios").map(|p| (p.types.clone(), p.format.clone()));
+        let ios = s
+            .property("ios")
+            .map(|p| (p.types.clone(), p.format.clone()));
         assert_eq!(
             ios,
             Some((vec!["integer".into(), "string".into()], Some("uuid".into())))

@@ -77,7 +77,10 @@ fn causes_match_the_recorded_apiserver_answers() {
             }
         };
         let actual: Vec<Value> = errors.iter().map(|e| e.cause()).collect();
-        let expected: Vec<Value> = case["status"]["causes"].as_array().cloned().unwrap_or_default();
+        let expected: Vec<Value> = case["status"]["causes"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
         let mut a: Vec<String> = actual.iter().map(cause_key).collect();
         let mut e: Vec<String> = expected.iter().map(cause_key).collect();
         a.sort();
@@ -88,12 +91,21 @@ fn causes_match_the_recorded_apiserver_answers() {
             // `<nil>` gathers causes of many properties, labels and annotations of many keys:
             // their order is Go's random map order.
             let random = ["<nil>", "metadata.labels", "metadata.annotations"];
-            for c in causes.iter().filter(|c| !random.iter().any(|r| c["field"] == *r)) {
-                m.entry(c["field"].to_string()).or_default().push(cause_key(c));
+            for c in causes
+                .iter()
+                .filter(|c| !random.iter().any(|r| c["field"] == *r))
+            {
+                m.entry(c["field"].to_string())
+                    .or_default()
+                    .push(cause_key(c));
             }
             m
         };
-        assert_eq!(per_field(&actual), per_field(&expected), "{name}: order per field");
+        assert_eq!(
+            per_field(&actual),
+            per_field(&expected),
+            "{name}: order per field"
+        );
         if let Some(message) = case["status"]["message"].as_str() {
             let kind = object["kind"].as_str().unwrap_or("");
             let obj_name = object["metadata"]["name"].as_str().unwrap_or("");
@@ -118,7 +130,10 @@ fn ratcheting_drops_errors_only_in_unchanged_values() {
                "spec": {"title": title, "tags": tags}})
     };
     let old = object("long", json!(["ab"]));
-    assert!(v.validate_update(&object("long", json!(["ab"])), &old).is_empty());
+    assert!(
+        v.validate_update(&object("long", json!(["ab"])), &old)
+            .is_empty()
+    );
     // Atomic lists do not correlate items: a changed list is validated whole.
     let fields: Vec<String> = v
         .validate_update(&object("long", json!(["ab", "c"])), &old)

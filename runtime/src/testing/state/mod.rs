@@ -400,7 +400,12 @@ impl State {
     fn invalid(&self, t: &Target, object: &Value, errors: &[FieldError]) -> ApiError {
         let e = self.entry(t);
         let kind = object["kind"].as_str().unwrap_or(e.kind);
-        ApiError::invalid(e.group, kind, meta_str(object, "name").unwrap_or(""), errors)
+        ApiError::invalid(
+            e.group,
+            kind,
+            meta_str(object, "name").unwrap_or(""),
+            errors,
+        )
     }
 
     /// Stores a new version of an object under a new resourceVersion and tells watchers.
