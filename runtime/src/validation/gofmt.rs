@@ -18,11 +18,14 @@ fn shortest_digits(f: f64) -> (String, i32) {
     (digits.to_owned(), exponent + 1)
 }
 
+/// The values every Go float format prints the same way: NaN, infinities and zeros.
 fn special(f: f64) -> Option<String> {
     if f.is_nan() {
         Some("NaN".into())
     } else if f.is_infinite() {
         Some(if f > 0.0 { "+Inf" } else { "-Inf" }.into())
+    } else if f == 0.0 {
+        Some(if f.is_sign_negative() { "-0" } else { "0" }.into())
     } else {
         None
     }
@@ -71,9 +74,6 @@ pub fn format_float(f: f64) -> String {
     if let Some(s) = special(f) {
         return s;
     }
-    if f == 0.0 {
-        return if f.is_sign_negative() { "-0" } else { "0" }.into();
-    }
     let (digits, point) = shortest_digits(f);
     let exp = point - 1;
     if !(-4..6).contains(&exp) {
@@ -83,14 +83,19 @@ pub fn format_float(f: f64) -> String {
     }
 }
 
+/// `strconv.FormatFloat(f, 'f', -1, 64)`: shortest digits, never an exponent.
+pub fn plain_decimal(f: f64) -> String {
+    special(f).unwrap_or_else(|| {
+        let (digits, point) = shortest_digits(f);
+        decimal_form(&digits, point, f < 0.0)
+    })
+}
+
 /// `encoding/json`'s rendering of a float64: plain decimals between 1e-6 and 1e21,
 /// exponent form (`1e+21`, `1e-7`) outside.
 pub fn json_float(f: f64) -> String {
     if let Some(s) = special(f) {
         return s;
-    }
-    if f == 0.0 {
-        return if f.is_sign_negative() { "-0" } else { "0" }.into();
     }
     let (digits, point) = shortest_digits(f);
     let abs = f.abs();

@@ -161,10 +161,7 @@ impl ResourceValidator {
         if listtype::validate(&self.schema, old).is_empty() {
             errs.extend(listtype::validate(&self.schema, new));
         }
-        self.cel_skipped(&mut errs);
-        let mut all = self.common(new, old);
-        all.extend(errs);
-        all
+        self.finish_update(new, old, errs)
     }
 
     /// The checks of a status subresource write: `status` alone, at paths under `status`.
@@ -192,6 +189,16 @@ impl ResourceValidator {
         if !new_lists.is_empty() && listtype::validate(&self.schema, old).is_empty() {
             errs.extend(new_lists);
         }
+        self.finish_update(new, old, errs)
+    }
+
+    /// An update's errors: the common checks', then the strategy's with the CEL cause.
+    fn finish_update(
+        &self,
+        new: &Value,
+        old: &Value,
+        mut errs: Vec<FieldError>,
+    ) -> Vec<FieldError> {
         self.cel_skipped(&mut errs);
         let mut all = self.common(new, old);
         all.extend(errs);

@@ -9,35 +9,6 @@ use super::gofmt::{self, GoNumber};
 use super::openapi::{Code, OpenApiError, Outcome, in_body, is_json_integer};
 use super::schema::Schema;
 
-/// Go's `strconv.FormatFloat(f, 'f', -1, 64)`: shortest digits, never an exponent.
-fn plain_decimal(f: f64) -> String {
-    let s = gofmt::json_float(f);
-    if !s.contains('e') {
-        return s;
-    }
-    // Rebuild the exponent form as plain digits.
-    let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let negative = mantissa.starts_with('-');
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let point = exp + 1;
-    let n = digits.len() as i32;
-    let mut out = String::from(if negative { "-" } else { "" });
-    if point <= 0 {
-        out.push_str("0.");
-        out.extend(std::iter::repeat_n('0', (-point) as usize));
-        out.push_str(&digits);
-    } else if point >= n {
-        out.push_str(&digits);
-        out.extend(std::iter::repeat_n('0', (point - n) as usize));
-    } else {
-        out.push_str(&digits[..point as usize]);
-        out.push('.');
-        out.push_str(&digits[point as usize..]);
-    }
-    out
-}
-
 /// `IsValueValidAgainstRange`: `None` when `value` fits the type and format.
 fn range_error(
     value: &GoNumber,
@@ -48,7 +19,7 @@ fn range_error(
 ) -> Option<String> {
     let text = match value {
         GoNumber::Int(i) => i.to_string(),
-        GoNumber::Float(f) => plain_decimal(*f),
+        GoNumber::Float(f) => gofmt::plain_decimal(*f),
     };
     let fits = match (type_name, format) {
         ("integer", "int32") => text.parse::<i32>().is_ok(),
@@ -224,6 +195,7 @@ mod tests {
 
     #[test]
     fn plain_decimals_never_use_exponents() {
+        use gofmt::plain_decimal;
         assert_eq!(plain_decimal(1.5), "1.5");
         assert_eq!(plain_decimal(3.0), "3");
         assert_eq!(plain_decimal(1e21), "1000000000000000000000");
