@@ -34,6 +34,7 @@ mod numbers;
 pub mod objectmeta;
 pub mod openapi;
 pub mod schema;
+mod values;
 
 use serde_json::Value;
 

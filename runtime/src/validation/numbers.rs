@@ -6,8 +6,9 @@ use serde_json::Number;
 
 use super::field::BadValue;
 use super::gofmt::{self, GoNumber};
-use super::openapi::{Code, OpenApiError, Outcome, in_body, is_json_integer};
+use super::openapi::{Code, OpenApiError, Outcome, in_body};
 use super::schema::Schema;
+use super::values::is_json_integer;
 
 /// `IsValueValidAgainstRange`: `None` when `value` fits the type and format.
 fn range_error(
