@@ -444,10 +444,6 @@ mod tests {
                 ),
                 "Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
             ),
-            (
-                FieldError::forbidden("metadata.namespace", "not allowed on this type"),
-                "Forbidden: not allowed on this type",
-            ),
         ];
         for (error, body) in cases {
             assert_eq!(error.body(), body);
@@ -490,6 +486,12 @@ mod tests {
             FieldError::not_found("spec.x", BadValue::str("y")).body(),
             "Not found: \"y\""
         );
+        // Types without a value print only their phrase and detail.
+        assert_eq!(
+            FieldError::forbidden("metadata.namespace", "not allowed on this type").body(),
+            "Forbidden: not allowed on this type"
+        );
+        assert_eq!(FieldError::internal("x", "boom").body(), "Internal error: boom");
     }
 
     #[test]
