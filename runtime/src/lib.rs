@@ -17,6 +17,7 @@ pub mod schema;
 pub mod selector;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod validation;
 pub mod workqueue;
 
 pub use crd::{CrdError, crdgen};

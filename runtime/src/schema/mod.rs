@@ -10,7 +10,6 @@ mod builder;
 mod markers;
 mod normalize;
 pub mod structural;
-pub mod validate;
 
 pub use builder::{
     EnumBuilder, EnumRepr, ObjectBuilder, decorate, field, kind_schema, string_enum,

@@ -8,7 +8,8 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use super::{ERROR_KEY, validate};
+use super::ERROR_KEY;
+use crate::validation::{self, BadValue, FieldError, NIL_PATH};
 
 /// One broken rule, at a JSON path such as `.spec.containers[*].name`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -213,8 +214,7 @@ impl Checker {
         }
         if let Some(Value::Array(values)) = node.get("enum") {
             for v in values {
-                let errors = validate::validate(&Value::Object(type_only(node)), v, path, false);
-                if !errors.is_empty() {
+                if !valid(&Value::Object(type_only(node)), v) {
                     self.push(
                         path,
                         format!("enum value {v} does not match the node's type"),
@@ -245,8 +245,18 @@ impl Checker {
         if let Some(default) = node.get("default")
             && !in_junctor
         {
-            for e in validate::validate(&Value::Object(node.clone()), default, path, true) {
-                self.push(path, format!("default is invalid: {e}"));
+            // As the apiserver words it: the validator's message, then unknown fields.
+            let schema = validation::Schema::new(&Value::Object(node.clone()));
+            for e in validation::openapi::validate(&schema, default, None, None) {
+                self.push(path, format!("default is invalid: {}", e.body()));
+            }
+            if has_unknown_fields(node, default) {
+                let e = FieldError::invalid(
+                    NIL_PATH,
+                    BadValue::of(default),
+                    "must not have unknown fields",
+                );
+                self.push(path, format!("default is invalid: {}", e.body()));
             }
         }
     }
@@ -442,6 +452,39 @@ impl Checker {
     }
 }
 
+/// Whether `value` passes the schema `node` as the apiserver validates it.
+fn valid(node: &Value, value: &Value) -> bool {
+    validation::openapi::validate(&validation::Schema::new(node), value, None, None).is_empty()
+}
+
+/// Whether `value` has fields the schema would prune (outside preserve-unknown-fields
+/// nodes; embedded resources keep apiVersion, kind and metadata).
+fn has_unknown_fields(node: &Map<String, Value>, value: &Value) -> bool {
+    let child = |v: &Value, schema: Option<&Value>| match schema {
+        Some(Value::Object(s)) => has_unknown_fields(s, v),
+        _ => false,
+    };
+    match value {
+        Value::Object(fields) => {
+            let properties = node.get("properties").and_then(Value::as_object);
+            let additional = node.get("additionalProperties").filter(|a| a.is_object());
+            let embedded = flag(node, "x-kubernetes-embedded-resource");
+            fields.iter().any(|(name, v)| {
+                match properties.and_then(|p| p.get(name)).or(additional) {
+                    Some(schema) => child(v, Some(schema)),
+                    None => {
+                        let kept =
+                            embedded && matches!(name.as_str(), "apiVersion" | "kind" | "metadata");
+                        !(flag(node, "x-kubernetes-preserve-unknown-fields") || kept)
+                    }
+                }
+            })
+        }
+        Value::Array(items) => items.iter().any(|i| child(i, node.get("items"))),
+        _ => false,
+    }
+}
+
 fn type_only(node: &Map<String, Value>) -> Map<String, Value> {
     node.iter()
         .filter(|(k, _)| {
@@ -576,11 +619,12 @@ mod tests {
             ),
             (
                 json!({"type": "integer", "default": "three"}),
-                ".spec.f: default is invalid: .spec.f: must be of type integer, not string",
+                // As kube-apiserver v1.36.2 words an invalid default in a CRD.
+                ".spec.f: default is invalid: Invalid value: \"string\":  in body must be of type integer: \"string\"",
             ),
             (
                 json!({"type": "object", "properties": {"a": {"type": "string"}}, "default": {"b": 1}}),
-                ".spec.f: default is invalid: .spec.f.b: unknown field \"b\"",
+                ".spec.f: default is invalid: Invalid value: {\"b\":1}: must not have unknown fields",
             ),
             (
                 json!({"x-kubegen-error": "found by a builder"}),

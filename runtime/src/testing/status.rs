@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::schema::validate::{FieldError, FieldErrorType};
+use crate::validation::{FieldError, invalid_message};
 
 /// A failed request, rendered as a `Status` object.
 #[derive(Clone, Debug, PartialEq)]
@@ -94,42 +94,13 @@ impl ApiError {
         e
     }
 
+    /// `NewInvalid`: 422 with one cause per field error, the message listing them once
+    /// each. `kind` is the kind (or resource) the apiserver qualifies the name with.
     pub fn invalid(group: &str, kind: &str, name: &str, errors: &[FieldError]) -> Self {
-        let causes: Vec<Value> = errors
-            .iter()
-            .map(|f| json!({"reason": f.kind.as_str(), "message": f.message, "field": f.path.trim_start_matches('.')}))
-            .collect();
-        let summary: Vec<String> = errors
-            .iter()
-            .map(|f| format!("{}: {}", f.path.trim_start_matches('.'), f.message))
-            .collect();
-        let mut e = Self::new(
-            422,
-            "Invalid",
-            format!(
-                "{kind}.{group} \"{name}\" is invalid: {}",
-                summary.join(", ")
-            ),
-        );
+        let causes: Vec<Value> = errors.iter().map(FieldError::cause).collect();
+        let mut e = Self::new(422, "Invalid", invalid_message(kind, group, name, errors));
         e.details = Some(json!({"name": name, "group": group, "kind": kind, "causes": causes}));
         e
-    }
-
-    /// `Invalid` with a single field cause.
-    pub fn invalid_field(
-        group: &str,
-        kind: &str,
-        name: &str,
-        path: &str,
-        reason: FieldErrorType,
-        message: &str,
-    ) -> Self {
-        let error = FieldError {
-            path: path.to_owned(),
-            kind: reason,
-            message: message.to_owned(),
-        };
-        Self::invalid(group, kind, name, std::slice::from_ref(&error))
     }
 
     pub fn gone(message: impl Into<String>) -> Self {

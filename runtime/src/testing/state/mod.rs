@@ -11,6 +11,7 @@ use super::schema_ops::admit;
 use super::status::ApiError;
 use crate::resource::{ResourceInfo, ScaleInfo, Scope};
 use crate::selector::{FieldSelector, LabelSelector};
+use crate::validation::{FieldError, ResourceValidator};
 
 mod apply;
 mod continue_token;
@@ -32,6 +33,8 @@ pub struct VersionEntry {
     pub scale: Option<ScaleInfo>,
     /// Field-selector paths without the leading dot.
     pub selectable: Vec<String>,
+    /// The apiserver's checks for this version, with the schema compiled once.
+    pub validator: ResourceValidator,
 }
 
 /// One kind (one CRD), all its versions.
@@ -61,17 +64,29 @@ impl KindEntry {
         };
         let versions = infos
             .iter()
-            .map(|i| VersionEntry {
-                name: i.version,
-                served: i.served,
-                schema: built(i.version).unwrap_or_else(|| (i.schema)().to_value()),
-                status: i.status,
-                scale: i.scale,
-                selectable: i
-                    .selectable_fields
-                    .iter()
-                    .map(|p| p.trim_start_matches('.').to_owned())
-                    .collect(),
+            .map(|i| {
+                let schema = built(i.version).unwrap_or_else(|| (i.schema)().to_value());
+                let validator = ResourceValidator::new(
+                    i.group,
+                    i.version,
+                    i.kind,
+                    i.scope == Scope::Namespaced,
+                    &schema,
+                    i.scale,
+                );
+                VersionEntry {
+                    name: i.version,
+                    served: i.served,
+                    schema,
+                    status: i.status,
+                    scale: i.scale,
+                    selectable: i
+                        .selectable_fields
+                        .iter()
+                        .map(|p| p.trim_start_matches('.').to_owned())
+                        .collect(),
+                    validator,
+                }
             })
             .collect();
         KindEntry {
@@ -114,6 +129,17 @@ pub struct ListOptions {
     pub fields: FieldSelector,
     pub limit: Option<usize>,
     pub continue_token: Option<String>,
+}
+
+/// Which checks a write gets.
+#[derive(Clone, Copy)]
+pub enum Admission<'a> {
+    /// A new object.
+    Create,
+    /// A change of the main resource from the stored object.
+    Update(&'a Value),
+    /// A status subresource write from the stored object.
+    Status(&'a Value),
 }
 
 /// Query options of a write.
@@ -369,40 +395,47 @@ impl State {
         }
     }
 
+    /// The request layer's check: the body's apiVersion is the request's. (A wrong kind is
+    /// the strategy's to report.)
     fn check_type(&self, t: &Target, body: &Value) -> Result<(), ApiError> {
-        let e = self.entry(t);
-        if let Some(kind) = body["kind"].as_str()
-            && kind != e.kind
-        {
-            return Err(ApiError::bad_request(format!(
-                "the kind `{kind}` does not match the resource's kind `{}`",
-                e.kind
-            )));
-        }
+        let expected = self.entry(t).api_version(&t.version);
         if let Some(v) = body["apiVersion"].as_str()
-            && v != e.api_version(&t.version)
+            && v != expected
         {
             return Err(ApiError::bad_request(format!(
-                "the apiVersion `{v}` does not match the request's `{}`",
-                e.api_version(&t.version)
+                "the API version in the data ({v}) does not match the expected API version ({expected})"
             )));
         }
         Ok(())
     }
 
-    fn admit(&self, t: &Target, object: &mut Value) -> Result<(), ApiError> {
-        let errors = admit(&self.version(t).schema, object);
+    /// What the apiserver does to a write before storing it: drop disallowed nulls, prune,
+    /// default, then validate as a create, an update of `old`, or a status update.
+    fn admit(&self, t: &Target, object: &mut Value, write: Admission<'_>) -> Result<(), ApiError> {
+        let version = self.version(t);
+        admit(&version.schema, object);
+        let v = &version.validator;
+        let errors = match write {
+            Admission::Create => v.validate_create(object),
+            Admission::Update(old) => v.validate_update(object, old),
+            Admission::Status(old) => v.validate_status_update(object, old),
+        };
         if errors.is_empty() {
-            Ok(())
-        } else {
-            let e = self.entry(t);
-            Err(ApiError::invalid(
-                e.group,
-                e.kind,
-                meta_str(object, "name").unwrap_or(""),
-                &errors,
-            ))
+            return Ok(());
         }
+        Err(self.invalid(t, object, &errors))
+    }
+
+    /// `Invalid`, qualified by the object's own kind (as the apiserver reports a wrong kind).
+    fn invalid(&self, t: &Target, object: &Value, errors: &[FieldError]) -> ApiError {
+        let e = self.entry(t);
+        let kind = object["kind"].as_str().unwrap_or(e.kind);
+        ApiError::invalid(
+            e.group,
+            kind,
+            meta_str(object, "name").unwrap_or(""),
+            errors,
+        )
     }
 
     /// Stores a new version of an object under a new resourceVersion and tells watchers.

@@ -1,7 +1,7 @@
 //! Writes: create and update (PUT and patches), with the status subresource's rules.
 
 use super::*;
-use crate::schema::validate::FieldErrorType;
+use crate::validation::{BadValue, FieldError};
 
 impl State {
     pub fn create(
@@ -32,34 +32,24 @@ impl State {
                 }
             }
         }
+        // Without a name or generateName, validation reports the missing name.
         let name = match (meta_str(&body, "name"), meta_str(&body, "generateName")) {
             (Some(n), _) if !n.is_empty() => n.to_owned(),
             (_, Some(prefix)) if !prefix.is_empty() => {
                 self.sequence += 1;
                 format!("{prefix}{}", suffix(self.sequence))
             }
-            _ => {
-                return Err(ApiError::invalid_field(
-                    group,
-                    kind,
-                    "",
-                    ".metadata.name",
-                    FieldErrorType::Required,
-                    "name or generateName is required",
-                ));
-            }
+            _ => String::new(),
         };
-        let key = self.key(t, &name);
-        if self.objects.contains_key(&key) {
-            return Err(ApiError::already_exists(group, plural, &name));
-        }
         if self.version(t).status
             && let Value::Object(m) = &mut body
         {
             m.remove("status");
         }
         body["apiVersion"] = json!(self.entry(t).api_version(&t.version));
-        body["kind"] = json!(kind);
+        if !body["kind"].is_string() {
+            body["kind"] = json!(kind);
+        }
         self.sequence += 1;
         let m = &mut body["metadata"];
         m["name"] = json!(name);
@@ -77,7 +67,13 @@ impl State {
                 m.remove(k);
             }
         }
-        self.admit(t, &mut body)?;
+        self.admit(t, &mut body, Admission::Create)?;
+        // Validation comes first: an invalid object is refused as invalid even when its name
+        // is taken.
+        let key = self.key(t, &name);
+        if self.objects.contains_key(&key) {
+            return Err(ApiError::already_exists(group, plural, &name));
+        }
         let manager = w.field_manager.clone().unwrap_or_else(|| "unknown".into());
         record_update(
             &mut body,
@@ -155,19 +151,16 @@ impl State {
         let (mut new, applied) = match change {
             Change::Replace(body) => {
                 self.check_type(t, &body)?;
-                match meta_str(&body, "resourceVersion") {
-                    None | Some("") => {
-                        let e = self.entry(t);
-                        return Err(ApiError::invalid_field(
-                            e.group,
-                            e.kind,
-                            &name,
-                            ".metadata.resourceVersion",
-                            FieldErrorType::Invalid,
-                            "must be specified for an update",
-                        ));
-                    }
-                    _ => {}
+                if meta_str(&body, "resourceVersion").is_none_or(str::is_empty) {
+                    // The store's own check (unconditional updates are not allowed), which
+                    // qualifies the name with the resource, not the kind.
+                    let e = self.entry(t);
+                    let error = FieldError::invalid(
+                        "metadata.resourceVersion",
+                        BadValue::Int(0),
+                        "must be specified for an update",
+                    );
+                    return Err(ApiError::invalid(e.group, e.plural, &name, &[error]));
                 }
                 (body, None)
             }
@@ -250,9 +243,16 @@ impl State {
             new
         };
         result["apiVersion"] = json!(api_version);
-        result["kind"] = json!(self.entry(t).kind);
+        if !result["kind"].is_string() {
+            result["kind"] = json!(self.entry(t).kind);
+        }
         result["metadata"]["resourceVersion"] = json!(current_rv);
-        self.admit(t, &mut result)?;
+        let admission = if status_only {
+            Admission::Status(&existing)
+        } else {
+            Admission::Update(&existing)
+        };
+        self.admit(t, &mut result, admission)?;
         let spec_changed = without(&result, &["metadata", "status"])
             != without(&existing, &["metadata", "status"]);
         if spec_changed && !status_only {
