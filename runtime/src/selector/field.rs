@@ -99,10 +99,7 @@ impl FieldSelector {
                 value,
             });
         }
-        if let Some(r) = requirements
-            .iter()
-            .find(|r| !allowed.iter().any(|a| *a == r.field))
-        {
+        if let Some(r) = requirements.iter().find(|r| !allowed.contains(&r.field)) {
             return Err(FieldSelectorError::UnsupportedField(r.field.clone()));
         }
         Ok(Self(requirements))
@@ -120,13 +117,7 @@ impl FieldSelector {
 /// The selector as a `fieldSelector=` parameter would carry it.
 impl fmt::Display for FieldSelector {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, r) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str(",")?;
-            }
-            write!(f, "{r}")?;
-        }
-        Ok(())
+        super::write_joined(f, &self.0)
     }
 }
 

@@ -142,17 +142,13 @@ impl Requirement {
             Operator::Exists => value.is_some(),
             Operator::DoesNotExist => value.is_none(),
             Operator::GreaterThan | Operator::LessThan => {
-                let (Some(Ok(actual)), [bound]) =
-                    (value.map(|v| v.parse::<i64>()), &self.values[..])
-                else {
-                    return false;
-                };
-                let Ok(bound) = bound.parse::<i64>() else {
-                    return false;
-                };
-                match self.operator {
-                    Operator::GreaterThan => actual > bound,
-                    _ => actual < bound,
+                // The bound parses: `new` checked it. A label that is no integer never matches.
+                let actual = value.and_then(|v| v.parse::<i64>().ok());
+                let bound = self.values.first().and_then(|b| b.parse::<i64>().ok());
+                match (actual, bound, self.operator) {
+                    (Some(a), Some(b), Operator::GreaterThan) => a > b,
+                    (Some(a), Some(b), _) => a < b,
+                    _ => false,
                 }
             }
         }
@@ -238,13 +234,7 @@ impl LabelSelector {
 /// The selector as a `labelSelector=` parameter would carry it.
 impl fmt::Display for LabelSelector {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, r) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str(",")?;
-            }
-            write!(f, "{r}")?;
-        }
-        Ok(())
+        super::write_joined(f, &self.0)
     }
 }
 

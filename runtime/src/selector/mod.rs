@@ -101,6 +101,17 @@ impl fmt::Display for InvalidValues {
 
 impl std::error::Error for InvalidValues {}
 
+/// Writes `items` separated by commas, as a selector parameter carries its terms.
+fn write_joined<T: fmt::Display>(f: &mut fmt::Formatter<'_>, items: &[T]) -> fmt::Result {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            f.write_str(",")?;
+        }
+        write!(f, "{item}")?;
+    }
+    Ok(())
+}
+
 /// `s` quoted the way Go's `%q` quotes it: printable characters (letters, marks, numbers,
 /// punctuation, symbols and the ASCII space) as they are, `"` and `\` escaped, the rest as
 /// `\n`-style, `\xNN`, `\uNNNN` or `\UNNNNNNNN` escapes.

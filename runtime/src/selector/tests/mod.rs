@@ -15,6 +15,18 @@ enum Want {
     Error(&'static str),
 }
 
+impl Want {
+    /// Asserts that what kubegen made of `selector` (the names it selects, or its error's
+    /// text) is what the apiserver answered.
+    fn assert(&self, selector: &str, got: Result<Vec<&str>, String>) {
+        match (self, got) {
+            (Want::Names(names), Ok(listed)) => assert_eq!(&listed, names, "{selector:?}"),
+            (Want::Error(message), Err(e)) => assert_eq!(e, *message, "{selector:?}"),
+            (_, got) => panic!("{selector:?}: got {got:?}"),
+        }
+    }
+}
+
 /// Quoting as Go's `%q` and `encoding/json` do it; the tables check the characters a
 /// selector can carry, this the rest.
 #[test]
