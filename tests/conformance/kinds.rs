@@ -266,3 +266,22 @@ pub struct RuledSpec {
 pub struct GlobalSpec {
     pub value: String,
 }
+
+/// Field selectors: a selectable field of each type one may have (string, integer, boolean).
+#[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+#[resource(
+    group = "conformance.kubegen.dev",
+    version = "v1",
+    kind = "Selectable",
+    selectable = ".spec.color",
+    selectable = ".spec.size",
+    selectable = ".spec.enabled"
+)]
+pub struct SelectableSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+}

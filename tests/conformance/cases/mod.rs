@@ -3,6 +3,7 @@
 mod collections;
 mod reads;
 mod scalars;
+mod selectors;
 mod unions;
 mod writes;
 
@@ -61,6 +62,7 @@ pub fn all() -> Vec<Case> {
         unions::cases(),
         writes::cases(),
         reads::cases(),
+        selectors::cases(),
     ]
     .concat()
 }

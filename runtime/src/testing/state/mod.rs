@@ -272,11 +272,13 @@ impl State {
         o
     }
 
+    /// The field labels a kind's field selectors may name: as for the apiserver, the name,
+    /// the namespace of namespaced kinds, and the version's selectable fields.
     fn allowed_fields(&self, t: &Target) -> Vec<String> {
-        let mut allowed = vec![
-            "metadata.name".to_string(),
-            "metadata.namespace".to_string(),
-        ];
+        let mut allowed = vec!["metadata.name".to_string()];
+        if self.entry(t).scope == Scope::Namespaced {
+            allowed.push("metadata.namespace".to_string());
+        }
         allowed.extend(self.version(t).selectable.iter().cloned());
         allowed
     }
@@ -290,9 +292,10 @@ impl State {
         limit: Option<&str>,
         continue_token: Option<&str>,
     ) -> Result<ListOptions, ApiError> {
-        let labels = LabelSelector::parse(labels.unwrap_or("")).map_err(ApiError::bad_request)?;
+        let labels = LabelSelector::parse(labels.unwrap_or(""))
+            .map_err(|e| ApiError::bad_request(e.to_string()))?;
         let fields = FieldSelector::parse(fields.unwrap_or(""), &self.allowed_fields(t))
-            .map_err(ApiError::bad_request)?;
+            .map_err(|e| ApiError::bad_request(e.to_string()))?;
         let limit = match limit {
             None | Some("") => None,
             Some(l) => Some(l.parse::<i64>().map_err(|e| {
