@@ -174,7 +174,16 @@ impl ApiError {
             "code": self.code,
         });
         if let Some(details) = &self.details {
-            status["details"] = details.clone();
+            let mut details = details.clone();
+            // Go omits empty StatusDetails fields (`omitempty`).
+            if let Value::Object(d) = &mut details {
+                d.retain(|_, v| match v {
+                    Value::String(s) => !s.is_empty(),
+                    Value::Array(a) => !a.is_empty(),
+                    _ => true,
+                });
+            }
+            status["details"] = details;
         }
         if let Some(secs) = self.retry_after {
             status["details"]["retryAfterSeconds"] = json!(secs);

@@ -491,7 +491,10 @@ mod tests {
             FieldError::forbidden("metadata.namespace", "not allowed on this type").body(),
             "Forbidden: not allowed on this type"
         );
-        assert_eq!(FieldError::internal("x", "boom").body(), "Internal error: boom");
+        assert_eq!(
+            FieldError::internal("x", "boom").body(),
+            "Internal error: boom"
+        );
     }
 
     #[test]

@@ -44,8 +44,15 @@ fn regex_error(msg: &str, re: &str, examples: &[&str]) -> String {
     s
 }
 
+/// apimachinery words length limits two ways: `content.MaxLenError` (label keys and values,
+/// and the DNS prefix of a qualified name) counts bytes, `validation.MaxLenError` (object
+/// names) counts characters.
 fn max_len_error(n: usize) -> String {
     format!("must be no more than {n} bytes")
+}
+
+fn max_len_characters(n: usize) -> String {
+    format!("must be no more than {n} characters")
 }
 
 /// `IsQualifiedName` (label keys, annotation keys, finalizers): an optional DNS subdomain
@@ -60,7 +67,7 @@ pub fn qualified_name(value: &str) -> Vec<String> {
                 errs.push("prefix part must be non-empty".to_owned());
             } else {
                 errs.extend(
-                    dns1123_subdomain(prefix)
+                    dns1123_subdomain_with(prefix, max_len_error)
                         .into_iter()
                         .map(|m| format!("prefix part {m}")),
                 );
@@ -112,11 +119,15 @@ pub fn label_value(value: &str) -> Vec<String> {
     errs
 }
 
-/// `IsDNS1123Subdomain`.
+/// `IsDNS1123Subdomain`, as object names are checked.
 pub fn dns1123_subdomain(value: &str) -> Vec<String> {
+    dns1123_subdomain_with(value, max_len_characters)
+}
+
+fn dns1123_subdomain_with(value: &str, too_long: fn(usize) -> String) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > 253 {
-        errs.push(max_len_error(253));
+        errs.push(too_long(253));
     }
     if !DNS1123_SUBDOMAIN.is_match(value) {
         errs.push(regex_error(
@@ -132,7 +143,7 @@ pub fn dns1123_subdomain(value: &str) -> Vec<String> {
 pub fn dns1123_label(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > 63 {
-        errs.push(max_len_error(63));
+        errs.push(max_len_characters(63));
     }
     if !DNS1123_LABEL.is_match(value) {
         if DNS1123_SUBDOMAIN.is_match(value) {
@@ -152,7 +163,7 @@ pub fn dns1123_label(value: &str) -> Vec<String> {
 pub fn dns1035_label(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > 63 {
-        errs.push(max_len_error(63));
+        errs.push(max_len_characters(63));
     }
     if !DNS1035_LABEL.is_match(value) {
         errs.push(regex_error(

@@ -292,10 +292,7 @@ impl State {
         limit: Option<&str>,
         continue_token: Option<&str>,
     ) -> Result<ListOptions, ApiError> {
-        let labels = LabelSelector::parse(labels.unwrap_or(""))
-            .map_err(|e| ApiError::bad_request(e.to_string()))?;
-        let fields = FieldSelector::parse(fields.unwrap_or(""), &self.allowed_fields(t))
-            .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        // The apiserver reads `limit` before the selectors.
         let limit = match limit {
             None | Some("") => None,
             Some(l) => Some(l.parse::<i64>().map_err(|e| {
@@ -308,6 +305,10 @@ impl State {
                 ApiError::bad_request(format!("strconv.ParseInt: parsing {l:?}: {why}"))
             })?),
         };
+        let labels = LabelSelector::parse(labels.unwrap_or(""))
+            .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        let fields = FieldSelector::parse(fields.unwrap_or(""), &self.allowed_fields(t))
+            .map_err(|e| ApiError::bad_request(e.to_string()))?;
         Ok(ListOptions {
             labels,
             fields,
@@ -322,7 +323,7 @@ impl State {
     fn matches(namespace: &Option<String>, o: &ListOptions, object: &Value) -> bool {
         let ns = meta_str(object, "namespace").unwrap_or("");
         namespace.as_deref().is_none_or(|n| n == ns)
-            && (o.labels.0.is_empty() || o.labels.matches(&labels(object)))
+            && (o.labels.is_empty() || o.labels.matches(&labels(object)))
             && o.fields.matches(object)
     }
 
@@ -364,7 +365,7 @@ impl State {
             let next = format!("{}\u{0}", self.list_key(t, key));
             metadata["continue"] = json!(continue_token::encode(self.rv, &next));
             // The apiserver cannot count what a selector would keep.
-            if o.labels.0.is_empty() && o.fields.0.is_empty() {
+            if o.labels.is_empty() && o.fields.is_empty() {
                 metadata["remainingItemCount"] = json!(rest.len() - page.len());
             }
         }

@@ -98,6 +98,9 @@ impl State {
     ) -> Result<(u16, Value), ApiError> {
         let name = self.name(t)?.to_owned();
         let key = self.key(t, &name);
+        if let Change::Replace(body) = &change {
+            self.check_update_body(t, &name, body)?;
+        }
         let existing = match self.objects.get(&key) {
             Some(o) => self.present(t, o),
             None => {
@@ -150,7 +153,32 @@ impl State {
         let manager = w.field_manager.clone().unwrap_or_else(|| "unknown".into());
         let (mut new, applied) = match change {
             Change::Replace(body) => {
-                self.check_type(t, &body)?;
+                let current_uid = meta_str(&existing, "uid").unwrap_or("");
+                if let Some(uid) =
+                    meta_str(&body, "uid").filter(|u| !u.is_empty() && *u != current_uid)
+                {
+                    // The store's precondition, checked before the update itself.
+                    let e = self.entry(t);
+                    let key = format!(
+                        "/registry/{}/{}/{}",
+                        e.group,
+                        e.plural,
+                        match &t.namespace {
+                            Some(ns) => format!("{ns}/{name}"),
+                            None => name.clone(),
+                        }
+                    );
+                    return Err(ApiError::conflict(
+                        e.group,
+                        e.plural,
+                        &name,
+                        &format!(
+                            "StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, \
+                             AdditionalErrorMsg: Precondition failed: UID in precondition: {uid}, \
+                             UID in object meta: {current_uid}"
+                        ),
+                    ));
+                }
                 if meta_str(&body, "resourceVersion").is_none_or(str::is_empty) {
                     // The store's own check (unconditional updates are not allowed), which
                     // qualifies the name with the resource, not the kind.
@@ -181,10 +209,8 @@ impl State {
                 (doc, Some(applied))
             }
         };
-        if meta_str(&new, "name").is_some_and(|n| n != name) {
-            return Err(ApiError::bad_request(
-                "the name of the object does not match the name on the URL",
-            ));
+        if let Some(other) = meta_str(&new, "name").filter(|n| *n != name) {
+            return Err(name_mismatch(other, &name));
         }
         let current_rv = meta_str(&existing, "resourceVersion")
             .unwrap_or("")
@@ -302,6 +328,34 @@ impl State {
         let old = self.objects.get(&key).cloned();
         let stored = self.commit(key, result, old);
         Ok((200, self.present(t, &stored)))
+    }
+}
+
+fn name_mismatch(body: &str, url: &str) -> ApiError {
+    ApiError::bad_request(format!(
+        "the name of the object ({body}) does not match the name on the URL ({url})"
+    ))
+}
+
+impl State {
+    /// What the apiserver checks in a PUT body before it reads the stored object: the
+    /// apiVersion, the namespace and the name.
+    fn check_update_body(&self, t: &Target, name: &str, body: &Value) -> Result<(), ApiError> {
+        self.check_type(t, body)?;
+        let ns = meta_str(body, "namespace").unwrap_or("");
+        if let Some(expected) = &t.namespace
+            && !ns.is_empty()
+            && ns != expected
+        {
+            return Err(ApiError::bad_request(
+                "the namespace of the provided object does not match the namespace sent on the request",
+            ));
+        }
+        let in_body = meta_str(body, "name").unwrap_or("");
+        if in_body != name {
+            return Err(name_mismatch(in_body, name));
+        }
+        Ok(())
     }
 }
 
