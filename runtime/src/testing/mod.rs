@@ -16,6 +16,7 @@
 //! ```
 
 mod fields;
+pub mod generate;
 mod http;
 mod schema_ops;
 mod state;
