@@ -33,7 +33,7 @@ mod formats;
 mod pattern;
 mod value;
 
-pub use check::{Failure, Failures, Stage, check_accepted, check_decodes};
+pub use check::{Check, Failure, Failures, Stage, check_accepted, check_decodes};
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -70,9 +70,15 @@ impl Generator {
         }
     }
 
-    /// A generator for kind `K`, from the schema of its own version in `K::crd()`.
+    /// A generator for kind `K`, from the schema of its version as `K::crd()` builds it.
     pub fn for_kind<K: CustomResource>() -> Result<Self, crate::CrdError> {
-        let crd = K::crd()?;
+        // Built alone, a version that is not the storage version would be refused for
+        // lacking one; its schema is the same either way.
+        let info = crate::ResourceInfo {
+            storage: true,
+            ..*K::INFO
+        };
+        let crd = crate::crd::build(&[&info])?;
         let schema = crd
             .spec
             .versions
