@@ -452,9 +452,32 @@ fn untagged(schemas: Vec<Schema>, errors: &mut Vec<String>) -> Map<String, Value
             None => {}
         }
     }
+    // A branch that requires more than another adds nothing to the anyOf.
+    let fields = |b: &Value| -> Vec<Value> { b["required"].as_array().cloned().unwrap_or_default() };
+    let minimal: Vec<Value> = requirements
+        .iter()
+        .filter(|b| {
+            let mine = fields(b);
+            !requirements.iter().any(|other| {
+                let theirs = fields(other);
+                theirs.len() < mine.len() && theirs.iter().all(|f| mine.contains(f))
+            })
+        })
+        .cloned()
+        .collect();
     let mut node = union(schemas, errors);
-    if !unconditional && requirements.len() > 1 && node_type(&node) == Some("object") {
-        node.insert("anyOf".into(), Value::Array(requirements));
+    if unconditional || node_type(&node) != Some("object") {
+        return node;
+    }
+    match minimal.as_slice() {
+        [] => {}
+        [only] => {
+            // Every variant requires at least these: they are simply required.
+            node.insert("required".into(), json!(fields(only)));
+        }
+        _ => {
+            node.insert("anyOf".into(), Value::Array(minimal));
+        }
     }
     node
 }

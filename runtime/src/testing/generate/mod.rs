@@ -9,9 +9,10 @@
 //! a schema as the apiserver judges validity, across the range it accepts (every `oneOf` and
 //! `anyOf` branch, optional fields present and absent, nulls, boundary values, patterns in
 //! Go's regex dialect, every format the apiserver checks, with its lenient corners), and
-//! [`check_decodes`] and [`check_accepted`] turn that into one-line property tests:
+//! [`check_decodes`] and [`check_accepted`] turn that into one-line property tests (through
+//! the `kubegen` facade, which this crate's doctests cannot use):
 //!
-//! ```
+//! ```ignore
 //! use kubegen::prelude::*;
 //!
 //! #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
