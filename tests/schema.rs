@@ -678,3 +678,25 @@ fn schema_with_describes_a_custom_wire_format() {
         kubegen::schema::validate::validate(&schema::<WireOverride>(), &value, "", true).is_empty()
     );
 }
+
+#[derive(ApiType, Serialize, Deserialize)]
+#[serde(tag = "kind")]
+enum OpenShape {
+    Circle {
+        radius: f64,
+    },
+    #[serde(other)]
+    Unknown,
+}
+
+#[test]
+fn open_tagged_enums_keep_the_known_variants_requirements() {
+    use kubegen::schema::validate::validate;
+    let s = schema::<OpenShape>();
+    let accepts = |v: Value| validate(&s, &v, "", false).is_empty();
+    // serde decodes any other tag as `Unknown`, but a known tag needs its variant's fields.
+    assert!(accepts(json!({"kind": "Square", "side": 1})));
+    assert!(accepts(json!({"kind": "Circle", "radius": 1.0})));
+    assert!(!accepts(json!({"kind": "Circle"})));
+    assert!(serde_json::from_value::<OpenShape>(json!({"kind": "Circle"})).is_err());
+}

@@ -241,7 +241,6 @@ impl EnumBuilder {
             }
         };
         if self.open {
-            node.remove("oneOf");
             let tag = match self.repr {
                 EnumRepr::Internal { tag } | EnumRepr::Adjacent { tag, .. } => Some(tag),
                 _ => None,
@@ -250,6 +249,16 @@ impl EnumBuilder {
                 tag.and_then(|t| node.get_mut("properties").and_then(|p| p.get_mut(t)))
             {
                 tag_schema.remove("enum");
+            }
+            // Any other tag decodes as the `#[serde(other)]` variant, but a known tag still
+            // needs its variant's fields: one more branch, for tags that are none of them.
+            match (tag, node.get_mut("oneOf")) {
+                (Some(tag), Some(Value::Array(branches))) => {
+                    branches.push(json!({"not": {"properties": {tag: {"enum": names}}}}));
+                }
+                _ => {
+                    node.remove("oneOf");
+                }
             }
         }
         if let Some(d) = description {
@@ -453,7 +462,8 @@ fn untagged(schemas: Vec<Schema>, errors: &mut Vec<String>) -> Map<String, Value
         }
     }
     // A branch that requires more than another adds nothing to the anyOf.
-    let fields = |b: &Value| -> Vec<Value> { b["required"].as_array().cloned().unwrap_or_default() };
+    let fields =
+        |b: &Value| -> Vec<Value> { b["required"].as_array().cloned().unwrap_or_default() };
     let minimal: Vec<Value> = requirements
         .iter()
         .filter(|b| {
