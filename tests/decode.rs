@@ -13,7 +13,7 @@ use kubegen::testing::generate::{Check, check_accepted};
 
 /// Objects per kind, and the seed they come from (change it to explore further).
 const COUNT: u64 = 1000;
-const SEED: u64 = 0x6b75_6265_6765_6e;
+const SEED: u64 = 0x006b_7562_6567_656e;
 
 /// Runs the property for every test kind against `client`, reporting every failure.
 async fn every_kind(client: &kube::Client, ns: &str, concurrency: usize) {

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 /// Objects per kind, and the seed they come from (change it to explore further).
 const COUNT: u64 = 1000;
-const SEED: u64 = 0x6b75_6265_6765_6e;
+const SEED: u64 = 0x006b_7562_6567_656e;
 
 /// Widget's CEL rule, which the generator does not evaluate: `minAvailable <= replicas`
 /// (replicas defaults to 1).

@@ -286,7 +286,7 @@ fn mac(rng: &mut Rng) -> String {
 
 fn uuid(rng: &mut Rng, version: Option<char>) -> String {
     let upper = rng.random_bool(0.3);
-    let mut groups = vec![
+    let mut groups = [
         hex(rng, 8, upper),
         hex(rng, 4, upper),
         hex(rng, 4, upper),
