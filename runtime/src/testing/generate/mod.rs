@@ -31,7 +31,9 @@
 
 mod check;
 mod formats;
+mod junctors;
 mod pattern;
+mod scalars;
 mod value;
 
 pub use check::{Check, Failure, Failures, Stage, check_accepted, check_decodes};
