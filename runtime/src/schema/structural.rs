@@ -93,6 +93,7 @@ const RULE_REASONS: &[&str] = &[
 pub fn check(schema: &Value) -> Vec<Violation> {
     let mut c = Checker {
         violations: Vec::new(),
+        outer: Vec::new(),
     };
     match schema {
         Value::Object(root) => {
@@ -109,6 +110,9 @@ pub fn check(schema: &Value) -> Vec<Violation> {
 
 struct Checker {
     violations: Vec<Violation>,
+    /// Inside junctors, the properties of the structural node they constrain: a junctor
+    /// nested in a junctor (a `not` inside a `oneOf` branch) names fields of that node too.
+    outer: Vec<Map<String, Value>>,
 }
 
 fn flag(node: &Map<String, Value>, key: &str) -> bool {
@@ -264,7 +268,22 @@ impl Checker {
     fn children(&mut self, node: &Map<String, Value>, path: &str, in_junctor: bool) {
         if let Some(Value::Object(properties)) = node.get("properties") {
             for (name, child) in properties {
-                self.child(child, &format!("{path}.{name}"), in_junctor);
+                if in_junctor {
+                    // Descending in a junctor: the structural node is the outer one's field.
+                    let inner = self
+                        .outer
+                        .last()
+                        .and_then(|o| o.get(name))
+                        .and_then(|f| f.get("properties"))
+                        .and_then(Value::as_object)
+                        .cloned()
+                        .unwrap_or_default();
+                    self.outer.push(inner);
+                    self.child(child, &format!("{path}.{name}"), in_junctor);
+                    self.outer.pop();
+                } else {
+                    self.child(child, &format!("{path}.{name}"), in_junctor);
+                }
             }
         }
         match node.get("items") {
@@ -281,16 +300,23 @@ impl Checker {
         if let Some(child @ Value::Object(_)) = node.get("additionalProperties") {
             self.child(child, &format!("{path}.*"), in_junctor);
         }
-        let outer_properties = node.get("properties").and_then(Value::as_object);
+        let outer_properties = if in_junctor {
+            self.outer.last().cloned()
+        } else {
+            node.get("properties").and_then(Value::as_object).cloned()
+        };
+        let mut branches: Vec<&Value> = Vec::new();
         for key in ["allOf", "anyOf", "oneOf"] {
-            if let Some(Value::Array(branches)) = node.get(key) {
-                for branch in branches {
-                    self.junctor_branch(branch, outer_properties, node, path);
-                }
+            if let Some(Value::Array(list)) = node.get(key) {
+                branches.extend(list);
             }
         }
-        if let Some(branch) = node.get("not") {
-            self.junctor_branch(branch, outer_properties, node, path);
+        branches.extend(node.get("not"));
+        for branch in branches {
+            self.outer
+                .push(outer_properties.clone().unwrap_or_default());
+            self.junctor_branch(branch, outer_properties.as_ref(), node, path);
+            self.outer.pop();
         }
     }
 
@@ -653,6 +679,23 @@ mod tests {
         );
         let name_only = json!({"type": "object", "properties": {"metadata": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 20}}}}});
         assert_eq!(rules(name_only), Vec::<String>::new());
+    }
+
+    #[test]
+    fn nested_junctors_name_fields_of_the_node_they_constrain() {
+        let ok = spec(
+            json!({"type": "object", "properties": {"kind": {"type": "string"}},
+            "oneOf": [{"required": ["kind"]}, {"not": {"properties": {"kind": {"enum": ["A"]}}}}]}),
+        );
+        assert_eq!(rules(ok), Vec::<String>::new());
+        let unknown = spec(
+            json!({"type": "object", "properties": {"kind": {"type": "string"}},
+            "oneOf": [{"not": {"properties": {"other": {"enum": ["A"]}}}}]}),
+        );
+        assert_eq!(
+            rules(unknown),
+            [".spec.f: field `other` inside allOf/anyOf/oneOf/not must also be specified outside"]
+        );
     }
 
     #[test]

@@ -20,6 +20,7 @@ mod decode;
 #[cfg(feature = "envtest")]
 pub mod envtest;
 mod fields;
+pub mod generate;
 mod gojson;
 mod http;
 mod schema_ops;

@@ -98,7 +98,9 @@ impl State {
     ) -> Result<(u16, Value), ApiError> {
         let name = self.name(t)?.to_owned();
         let key = self.key(t, &name);
-        if let Change::Replace(body) = &change {
+        if let Change::Replace(body) = &change
+            && t.subresource.as_deref() != Some("scale")
+        {
             self.check_update_body(t, &name, body)?;
         }
         let existing = match self.objects.get(&key) {
