@@ -310,10 +310,7 @@ async fn the_operator_reconciles_and_cleans_up(e: TestEnv) {
         format!("{ns}/paused: Ready=False (Suspended)"),
         format!("{ns}/hourly: cleaning up its jobs before deletion"),
     ] {
-        assert!(
-            log.iter().any(|l| *l == line),
-            "missing {line:?} in {log:#?}"
-        );
+        assert!(log.contains(&line), "missing {line:?} in {log:#?}");
     }
     let jobs = kubegen_examples::cronjob::CronJobClientExt::cron_jobs(&e.client, ns)
         .list(&Default::default())

@@ -447,6 +447,23 @@ fn blank(value: &mut Value, namespace: &str, uids: &[String]) {
             if s.contains(namespace) {
                 *s = s.replace(namespace, "{ns}");
             }
+            // A message quoting a whole object (a patch that did not decode) carries its
+            // timestamps and resourceVersion.
+            static TIME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+                regex::Regex::new(r#"(\\":\\")\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z(\\")"#)
+                    .unwrap()
+            });
+            static RV: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+                regex::Regex::new(r#"resourceVersion\\":\\"\d+"#).unwrap()
+            });
+            if TIME.is_match(s) {
+                *s = TIME.replace_all(s, "$1<time>$3").into_owned();
+            }
+            if RV.is_match(s) {
+                *s = RV
+                    .replace_all(s, r#"resourceVersion\":\"<rv>"#)
+                    .into_owned();
+            }
             // A delete precondition's message quotes the object's resourceVersion.
             if let Some((head, tail)) = s.split_once("the ResourceVersion in record (")
                 && let Some((_, rest)) = tail.split_once(')')

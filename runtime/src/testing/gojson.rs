@@ -6,10 +6,16 @@
 /// Go's error for the first syntax error in `data`, or `None` when `data` is one valid JSON
 /// value (surrounded by whitespace at most).
 pub fn syntax_error(data: &[u8]) -> Option<String> {
-    let mut scanner = Scanner { data, pos: 0 };
+    Scanner::new(data).top().err()
+}
+
+/// The paths of keys that appear twice in one object (`spec.replicas`, `spec.ports[0].name`),
+/// which the apiserver's strict decoder reports as `duplicate field`. Empty for invalid JSON.
+pub fn duplicate_fields(data: &[u8]) -> Vec<String> {
+    let mut scanner = Scanner::new(data);
     match scanner.top() {
-        Ok(()) => None,
-        Err(e) => Some(e),
+        Ok(()) => scanner.duplicates,
+        Err(_) => Vec::new(),
     }
 }
 
@@ -31,6 +37,9 @@ const END: &str = "unexpected end of JSON input";
 struct Scanner<'a> {
     data: &'a [u8],
     pos: usize,
+    /// Where the scanner is: object keys and `[i]` list indexes.
+    path: Vec<String>,
+    duplicates: Vec<String>,
 }
 
 type Scan = Result<(), String>;
@@ -60,7 +69,27 @@ fn invalid(c: u8, context: &str) -> String {
     format!("invalid character {} {context}", quote_char(c))
 }
 
-impl Scanner<'_> {
+impl<'a> Scanner<'a> {
+    fn new(data: &'a [u8]) -> Self {
+        Scanner {
+            data,
+            pos: 0,
+            path: Vec::new(),
+            duplicates: Vec::new(),
+        }
+    }
+
+    fn path_to(&self, key: &str) -> String {
+        let mut out = String::new();
+        for part in self.path.iter().map(String::as_str).chain([key]) {
+            if !out.is_empty() && !part.starts_with('[') {
+                out.push('.');
+            }
+            out.push_str(part);
+        }
+        out
+    }
+
     fn peek(&self) -> Option<u8> {
         self.data.get(self.pos).copied()
     }
@@ -111,15 +140,25 @@ impl Scanner<'_> {
             Some(b'"') => {}
             Some(c) => return Err(invalid(c, "looking for beginning of object key string")),
         }
+        let mut keys = std::collections::HashSet::new();
         loop {
+            let start = self.pos - 1;
             self.string()?;
+            let key: String =
+                serde_json::from_slice(&self.data[start..self.pos]).unwrap_or_default();
+            if !keys.insert(key.clone()) {
+                self.duplicates.push(self.path_to(&key));
+            }
             self.skip_space();
             match self.next() {
                 None => return Err(END.into()),
                 Some(b':') => {}
                 Some(c) => return Err(invalid(c, "after object key")),
             }
-            self.value()?;
+            self.path.push(key);
+            let value = self.value();
+            self.path.pop();
+            value?;
             self.skip_space();
             match self.next() {
                 None => return Err(END.into()),
@@ -146,8 +185,13 @@ impl Scanner<'_> {
             }
             Some(_) => {}
         }
+        let mut index = 0;
         loop {
-            self.value()?;
+            self.path.push(format!("[{index}]"));
+            let value = self.value();
+            self.path.pop();
+            value?;
+            index += 1;
             self.skip_space();
             match self.next() {
                 None => return Err(END.into()),
@@ -250,7 +294,7 @@ impl Scanner<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::syntax_error;
+    use super::{duplicate_fields, syntax_error};
 
     #[test]
     fn words_errors_as_go_does() {
@@ -314,6 +358,12 @@ mod tests {
                 "{input:?}"
             );
         }
+        assert_eq!(
+            duplicate_fields(
+                br#"{"spec": {"replicas": 1, "replicas": 2, "ports": [{"n": 1, "n": 2}]}}"#
+            ),
+            ["spec.replicas", "spec.ports[0].n"]
+        );
         assert_eq!(
             syntax_error(&[0x9e]).as_deref(),
             Some(r"invalid character '\u009e' looking for beginning of value")

@@ -12,10 +12,12 @@ use hyper::body::Frame;
 use serde_json::{Value, json};
 
 use super::Inner;
-use super::decode;
+use super::decode::{self, FieldValidation};
+use super::gojson;
 use super::state::{Change, State, Target, WriteOptions};
 use super::status::ApiError;
 use crate::resource::Scope;
+use crate::validation::gofmt;
 
 /// The response body type of the in-memory server.
 pub type ResponseBody = UnsyncBoxBody<Bytes, Infallible>;
@@ -319,6 +321,7 @@ where
         return error(&ApiError::injected(500, None));
     }
 
+    let mut warnings = Vec::new();
     let outcome = {
         let mut state = inner.lock();
         let route = match route(&state, &path) {
@@ -351,8 +354,25 @@ where
             &bytes,
             &content_type,
             watch_requested,
+            &mut warnings,
         )
     };
+    let mut response = respond(&inner, outcome);
+    // Identical warnings are sent once, as the apiserver's recorder does.
+    let mut sent = Vec::new();
+    for warning in warnings {
+        if sent.contains(&warning) {
+            continue;
+        }
+        if let Ok(v) = header::HeaderValue::from_str(&format!("299 - {}", gofmt::quote(&warning))) {
+            response.headers_mut().append(header::WARNING, v);
+        }
+        sent.push(warning);
+    }
+    response
+}
+
+fn respond(inner: &Arc<Inner>, outcome: Result<Outcome, ApiError>) -> Response<ResponseBody> {
     match outcome {
         Ok(Outcome::Json(code, v)) => {
             full(StatusCode::from_u16(code).unwrap_or(StatusCode::OK), &v)
@@ -381,6 +401,7 @@ enum Outcome {
     Watch(tokio::sync::mpsc::Receiver<Bytes>, std::time::Duration),
 }
 
+#[allow(clippy::too_many_arguments)]
 fn dispatch(
     state: &mut State,
     t: &Target,
@@ -389,11 +410,36 @@ fn dispatch(
     body: &[u8],
     content_type: &str,
     watch: bool,
+    warnings: &mut Vec<String>,
 ) -> Result<Outcome, ApiError> {
+    let options = match *method {
+        Method::POST => "CreateOptions",
+        Method::PUT => "UpdateOptions",
+        _ => "PatchOptions",
+    };
     let w = WriteOptions {
         dry_run: param(q, "dryRun") == Some("All"),
         field_manager: param(q, "fieldManager").map(str::to_owned),
         force: param(q, "force") == Some("true"),
+        field_validation: match *method {
+            Method::POST | Method::PUT | Method::PATCH => {
+                FieldValidation::parse(param(q, "fieldValidation"), options)?
+            }
+            _ => FieldValidation::default(),
+        },
+    };
+    // A write body of this kind, decoded and coerced with the schema of the version it names.
+    let mut write_body = |body: &[u8]| -> Result<Value, ApiError> {
+        let entry = &state.kinds[t.kind];
+        let (object, found) = decode::write_body(
+            body,
+            entry.kind,
+            &entry.api_version(&t.version),
+            |version| entry.version(version).map(|v| v.schema.clone()),
+            w.field_validation,
+        )?;
+        warnings.extend(found);
+        Ok(object)
     };
     let list_options = || {
         state.list_options(
@@ -434,12 +480,9 @@ fn dispatch(
                 name: None,
                 ..t.clone()
             };
+            let object = write_body(body)?;
             state
-                .create(
-                    &collection,
-                    decode::object(body, state.kinds[t.kind].kind)?,
-                    &w,
-                )
+                .create(&collection, object, &w)
                 .map(|v| Outcome::Json(201, v))
         }
         (&Method::PUT, true) => Err(ApiError::bad_request("name must be provided")),
@@ -451,16 +494,20 @@ fn dispatch(
                 .map(|v| Outcome::Json(200, v))
         }
         (&Method::GET, false) => state.get(t).map(|v| Outcome::Json(200, v)),
-        (&Method::PUT, false) => state
-            .write(
-                t,
-                Change::Replace(decode::object(body, state.kinds[t.kind].kind)?),
-                &w,
-            )
-            .map(|(c, v)| Outcome::Json(c, v)),
+        (&Method::PUT, false) => {
+            let object = match t.subresource.as_deref() {
+                Some("scale") => decode::object(body, "Scale")?,
+                _ => write_body(body)?,
+            };
+            state
+                .write(t, Change::Replace(object), &w, warnings)
+                .map(|(c, v)| Outcome::Json(c, v))
+        }
         (&Method::PATCH, false) => {
             let change = match content_type {
-                "application/merge-patch+json" => Change::MergePatch(decode::merge_patch(body)?),
+                "application/merge-patch+json" => {
+                    Change::MergePatch(decode::merge_patch(body)?, gojson::duplicate_fields(body))
+                }
                 "application/json-patch+json" => Change::JsonPatch(decode::json_patch(body)?),
                 "application/apply-patch+yaml" | "application/apply-patch+cbor"
                     if w.field_manager.as_deref().unwrap_or("").is_empty() =>
@@ -476,7 +523,9 @@ fn dispatch(
                 }
                 _ => return Err(ApiError::unsupported_media_type()),
             };
-            state.write(t, change, &w).map(|(c, v)| Outcome::Json(c, v))
+            state
+                .write(t, change, &w, warnings)
+                .map(|(c, v)| Outcome::Json(c, v))
         }
         (&Method::DELETE, false) => {
             let options = decode::delete_options(body)?;

@@ -2,17 +2,14 @@
 //! nulls the schema does not allow, prune unknown fields, apply defaults. (Validation is
 //! `crate::validation`'s.)
 
-use serde_json::{Map, Value};
-
-fn flag(node: &Map<String, Value>, key: &str) -> bool {
-    node.get(key) == Some(&Value::Bool(true))
-}
+use serde_json::Value;
 
 /// Drops disallowed nulls, prunes and defaults `object` with its version's schema, in
-/// the apiserver's order. `metadata` is left to the server.
+/// the apiserver's order. `metadata` is left to the server. (Writes were coerced when their
+/// bodies were decoded; pruning again covers what server-side apply merged in.)
 pub fn admit(schema: &Value, object: &mut Value) {
     drop_nulls(schema, object);
-    prune(schema, object, true);
+    super::decode::prune(schema, object);
     apply_defaults(schema, object);
 }
 
@@ -40,42 +37,6 @@ pub fn drop_nulls(schema: &Value, value: &mut Value) {
         if let Some(child) = properties.and_then(|p| p.get(name)).or(additional) {
             drop_nulls(child, v);
         }
-    }
-}
-
-/// Removes fields the schema does not declare, except under
-/// `x-kubernetes-preserve-unknown-fields` (and `apiVersion`/`kind`/`metadata` at the root
-/// and in embedded resources).
-pub fn prune(schema: &Value, value: &mut Value, root: bool) {
-    let Value::Object(node) = schema else { return };
-    match value {
-        Value::Object(fields) => {
-            let properties = node.get("properties").and_then(Value::as_object);
-            let additional = node.get("additionalProperties").filter(|a| a.is_object());
-            let keep_all = flag(node, "x-kubernetes-preserve-unknown-fields");
-            let embedded = root || flag(node, "x-kubernetes-embedded-resource");
-            fields.retain(|name, _| {
-                keep_all
-                    || additional.is_some()
-                    || properties.is_some_and(|p| p.contains_key(name))
-                    || (embedded && matches!(name.as_str(), "apiVersion" | "kind" | "metadata"))
-            });
-            for (name, v) in fields.iter_mut() {
-                // ObjectMeta has its own rules; the CRD schema only says `type: object`.
-                if embedded && name == "metadata" {
-                    continue;
-                }
-                if let Some(child) = properties.and_then(|p| p.get(name)).or(additional) {
-                    prune(child, v, false);
-                }
-            }
-        }
-        Value::Array(items) => {
-            if let Some(item) = node.get("items") {
-                items.iter_mut().for_each(|i| prune(item, i, false));
-            }
-        }
-        _ => {}
     }
 }
 

@@ -26,7 +26,7 @@
 
 pub mod field;
 pub mod formats;
-mod gofmt;
+pub mod gofmt;
 pub mod listtype;
 mod names;
 mod netfmt;

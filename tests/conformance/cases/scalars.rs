@@ -3,8 +3,10 @@
 
 use serde_json::json;
 
+use http::Method;
+
 use super::{SCALARS, object, scalar};
-use crate::script::Case;
+use crate::script::{Case, JSON, MERGE};
 
 pub fn cases() -> Vec<Case> {
     let mut cases = vec![
@@ -53,6 +55,65 @@ pub fn cases() -> Vec<Case> {
             Some("fieldValidation=Ignore"),
             json!({"metadata": {"name": "s"}, "spec": {"junk": 1}}),
         ),
+        Case::new("scalar: an invalid fieldValidation").create_with(
+            SCALARS,
+            "Scalar",
+            Some("fieldValidation=Bogus"),
+            object("s", json!({})),
+        ),
+        Case::new("scalar: unknown metadata fields and empty metadata collections").create(
+            SCALARS,
+            "Scalar",
+            json!({"metadata": {"name": "s", "bogus": 1, "labels": {}, "annotations": {"a": null}, "finalizers": [], "generation": 7, "selfLink": "x"}, "spec": {}}),
+        ),
+        Case::new("scalar: a creationTimestamp that is not a time").create(
+            SCALARS,
+            "Scalar",
+            json!({"metadata": {"name": "s", "creationTimestamp": "yesterday"}, "spec": {}}),
+        ),
+        Case::new("scalar: an owner reference with a number").create(
+            SCALARS,
+            "Scalar",
+            json!({"metadata": {"name": "s", "ownerReferences": [{"apiVersion": 1, "kind": "K", "name": "o", "uid": "u"}]}, "spec": {}}),
+        ),
+        Case::new("scalar: duplicate fields").raw(
+            Method::POST,
+            "/apis/conformance.kubegen.dev/v1/namespaces/{ns}/scalars",
+            Some(JSON),
+            br#"{"apiVersion": "conformance.kubegen.dev/v1", "kind": "Scalar", "metadata": {"name": "s"}, "spec": {"replicas": 1, "replicas": 2}}"#,
+        ),
+        Case::new("scalar: duplicate fields with fieldValidation=Strict").raw(
+            Method::POST,
+            "/apis/conformance.kubegen.dev/v1/namespaces/{ns}/scalars?fieldValidation=Strict",
+            Some(JSON),
+            br#"{"apiVersion": "conformance.kubegen.dev/v1", "kind": "Scalar", "metadata": {"name": "s"}, "spec": {"replicas": 1, "replicas": 2}}"#,
+        ),
+        Case::new("scalar: unknown fields in a merge patch")
+            .create(SCALARS, "Scalar", object("s", json!({})))
+            .merge(SCALARS, "s", json!({"spec": {"junk": 1}, "metadata": {"bogus": 2}})),
+        Case::new("scalar: unknown fields in a merge patch with fieldValidation=Strict")
+            .create(SCALARS, "Scalar", object("s", json!({})))
+            .patch(SCALARS, "s", None, MERGE, Some("fieldValidation=Strict"), json!({"spec": {"junk": 1}})),
+        Case::new("scalar: unknown fields in an update")
+            .create(SCALARS, "Scalar", object("s", json!({})))
+            .put(
+                SCALARS,
+                "Scalar",
+                "s",
+                None,
+                json!({"metadata": {"name": "s", "resourceVersion": "{rv}"}, "spec": {"junk": 1}}),
+            ),
+        Case::new("scalar: unknown fields in an apply").apply(
+            SCALARS,
+            "Scalar",
+            "s",
+            "alice",
+            false,
+            json!({"metadata": {"name": "s"}, "spec": {"replicas": 1, "junk": 1}}),
+        ),
+        Case::new("scalar: a merge patch that breaks metadata")
+            .create(SCALARS, "Scalar", object("s", json!({})))
+            .merge(SCALARS, "s", json!({"metadata": {"labels": "x"}})),
         Case::new("scalar: dry run creates nothing").create_with(
             SCALARS,
             "Scalar",

@@ -6,6 +6,7 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
+use super::decode::FieldValidation;
 use super::fields::{self, FieldPath};
 use super::schema_ops::admit;
 use super::status::ApiError;
@@ -148,14 +149,16 @@ pub struct WriteOptions {
     pub dry_run: bool,
     pub field_manager: Option<String>,
     pub force: bool,
+    /// What to do with unknown and duplicate fields.
+    pub field_validation: FieldValidation,
 }
 
 /// How a write changes the object.
 pub enum Change {
     /// PUT with the whole object.
     Replace(Value),
-    /// `application/merge-patch+json`.
-    MergePatch(Value),
+    /// `application/merge-patch+json`, and the paths of the keys it repeats.
+    MergePatch(Value, Vec<String>),
     /// `application/json-patch+json`.
     JsonPatch(json_patch::Patch),
     /// `application/apply-patch+yaml`.

@@ -53,7 +53,7 @@ impl State {
         let mut scale = self.scale_of(t, &existing)?;
         match change {
             Change::Replace(body) => scale = body,
-            Change::MergePatch(p) => json_patch::merge(&mut scale, &p),
+            Change::MergePatch(p, _) => json_patch::merge(&mut scale, &p),
             Change::JsonPatch(p) => json_patch::patch(&mut scale, &p)
                 .map_err(|e| ApiError::bad_request(e.to_string()))?,
             Change::Apply(a) => fields::merge(&mut scale, &a),
@@ -72,7 +72,7 @@ impl State {
             subresource: None,
             ..t.clone()
         };
-        let (_, updated) = self.write(&main, Change::Replace(object), w)?;
+        let (_, updated) = self.write(&main, Change::Replace(object), w, &mut Vec::new())?;
         let stored = self
             .objects
             .get(&self.key(t, meta_str(&updated, "name").unwrap_or("")))

@@ -1,6 +1,7 @@
 //! Writes: create and update (PUT and patches), with the status subresource's rules.
 
 use super::*;
+use crate::testing::decode;
 use crate::validation::{BadValue, FieldError};
 
 impl State {
@@ -95,6 +96,7 @@ impl State {
         t: &Target,
         change: Change,
         w: &WriteOptions,
+        warnings: &mut Vec<String>,
     ) -> Result<(u16, Value), ApiError> {
         let name = self.name(t)?.to_owned();
         let key = self.key(t, &name);
@@ -194,15 +196,17 @@ impl State {
                 }
                 (body, None)
             }
-            Change::MergePatch(patch) => {
+            Change::MergePatch(patch, duplicates) => {
                 let mut doc = existing.clone();
                 json_patch::merge(&mut doc, &patch);
+                warnings.extend(self.decode_patched(t, &mut doc, &duplicates, w)?);
                 (doc, None)
             }
             Change::JsonPatch(patch) => {
                 let mut doc = existing.clone();
                 json_patch::patch(&mut doc, &patch)
                     .map_err(|_| ApiError::patch_not_applicable())?;
+                warnings.extend(self.decode_patched(t, &mut doc, &[], w)?);
                 (doc, None)
             }
             Change::Apply(applied) => {
@@ -340,6 +344,18 @@ fn name_mismatch(body: &str, url: &str) -> ApiError {
 }
 
 impl State {
+    /// A patched object decoded as the apiserver decodes it (the status subresource's
+    /// patches included): coerced with the schema, unknown fields reported or refused.
+    fn decode_patched(
+        &self,
+        t: &Target,
+        doc: &mut Value,
+        duplicates: &[String],
+        w: &WriteOptions,
+    ) -> Result<Vec<String>, ApiError> {
+        decode::patched_object(doc, &self.version(t).schema, duplicates, w.field_validation)
+    }
+
     /// What the apiserver checks in a PUT body before it reads the stored object: the
     /// apiVersion, the namespace and the name.
     fn check_update_body(&self, t: &Target, name: &str, body: &Value) -> Result<(), ApiError> {

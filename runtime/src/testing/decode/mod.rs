@@ -1,10 +1,131 @@
 //! Request bodies decoded as the apiserver decodes them for custom resources, with its
-//! errors: an object for create and update, merge and JSON patches, delete options.
+//! errors: an object for create and update, merge and JSON patches, delete options; and the
+//! schema coercion that comes with decoding (`metadata` through Go's `ObjectMeta`, unknown
+//! fields pruned), reported by `fieldValidation` as warnings or errors.
+
+mod coerce;
+mod gotime;
+mod objectmeta;
 
 use serde_json::Value;
 
 use super::gojson;
 use super::status::ApiError;
+use crate::validation::gofmt;
+use crate::validation::{BadValue, FieldError};
+
+pub use coerce::{coerce, prune_unreported as prune};
+
+/// `fieldValidation`: what the apiserver does with unknown and duplicate fields.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FieldValidation {
+    /// Drop them silently.
+    Ignore,
+    /// Drop them and say so in `Warning` headers (the default).
+    #[default]
+    Warn,
+    /// Refuse the request.
+    Strict,
+}
+
+impl FieldValidation {
+    /// The query parameter, checked as the apiserver checks its `options` (`CreateOptions`,
+    /// `UpdateOptions`, `PatchOptions`).
+    pub fn parse(value: Option<&str>, options: &str) -> Result<Self, ApiError> {
+        match value.unwrap_or("") {
+            "" | "Warn" => Ok(FieldValidation::Warn),
+            "Ignore" => Ok(FieldValidation::Ignore),
+            "Strict" => Ok(FieldValidation::Strict),
+            other => {
+                let supported = ["", "Ignore", "Strict", "Warn"].map(String::from);
+                let error =
+                    FieldError::not_supported("fieldValidation", BadValue::str(other), &supported);
+                Err(ApiError::invalid("meta.k8s.io", options, "", &[error]))
+            }
+        }
+    }
+}
+
+/// The strict decoder's complaints: duplicate fields, then unknown ones.
+fn strict_errors(duplicates: &[String], unknown: &[String]) -> Vec<String> {
+    duplicates
+        .iter()
+        .map(|p| format!("duplicate field {}", gofmt::quote(p)))
+        .chain(
+            unknown
+                .iter()
+                .map(|p| format!("unknown field {}", gofmt::quote(p))),
+        )
+        .collect()
+}
+
+/// A create or update body for a resource of kind `kind` (served at `api_version`),
+/// decoded and coerced with `schema` — the schema of the version the body names, `None` when
+/// no served version has that name. Returns the object and the warnings to send.
+pub fn write_body(
+    data: &[u8],
+    kind: &str,
+    api_version: &str,
+    schema: impl Fn(&str) -> Option<Value>,
+    directive: FieldValidation,
+) -> Result<(Value, Vec<String>), ApiError> {
+    let mut object = self::object(data, kind)?;
+    let body_kind = object["kind"].as_str().unwrap_or(kind).to_owned();
+    let body_api_version = object["apiVersion"]
+        .as_str()
+        .unwrap_or(api_version)
+        .to_owned();
+    let (group, version) = body_api_version
+        .rsplit_once('/')
+        .unwrap_or(("", body_api_version.as_str()));
+    let cannot = |why: String| {
+        ApiError::bad_request(format!(
+            "{body_kind} in version {} cannot be handled as a {kind}: {why}",
+            gofmt::quote(version)
+        ))
+    };
+    let own_kind = body_kind == kind && Some(group) == api_version.rsplit_once('/').map(|g| g.0);
+    // The apiserver prunes only objects of its own group and kind.
+    let unknown = match own_kind {
+        true => coerce(schema(version).as_ref(), &mut object),
+        false => coerce::coerce_metadata(&mut object),
+    }
+    .map_err(cannot)?;
+    let strict = strict_errors(&gojson::duplicate_fields(data), &unknown);
+    match directive {
+        FieldValidation::Strict if !strict.is_empty() => Err(cannot(format!(
+            "strict decoding error: {}",
+            strict.join(", ")
+        ))),
+        FieldValidation::Warn => Ok((object, strict)),
+        _ => Ok((object, Vec::new())),
+    }
+}
+
+/// What a merge or JSON patch produced, decoded and coerced as the apiserver decodes it.
+/// Its failures are `Invalid` causes on `patch`, quoting the patched object.
+pub fn patched_object(
+    doc: &mut Value,
+    schema: &Value,
+    patch_duplicates: &[String],
+    directive: FieldValidation,
+) -> Result<Vec<String>, ApiError> {
+    let as_patched = gofmt::marshal(doc);
+    let invalid = |why: String| {
+        let error = FieldError::invalid("patch", BadValue::str(&as_patched), why);
+        ApiError::invalid("", "", "", &[error])
+    };
+    let unknown = coerce(Some(schema), doc).map_err(invalid)?;
+    let strict = strict_errors(patch_duplicates, &unknown);
+    match directive {
+        FieldValidation::Strict if !strict.is_empty() => Err(invalid(format!(
+            "strict decoding error: {}",
+            strict.join(", ")
+        ))),
+        FieldValidation::Warn => Ok(strict),
+        _ => Ok(Vec::new()),
+    }
+}
 
 /// How the apiserver shows a body it could not make sense of: up to 30 bytes, as text when it
 /// starts like an object, as hex otherwise.
