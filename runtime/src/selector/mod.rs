@@ -4,6 +4,7 @@
 //! - [`LabelSelector`]: `app=web,tier in (a,b),!canary,replicas>2`.
 //! - [`FieldSelector`]: `metadata.name=a,spec.color!=red`, values escaped with `\`.
 
+use crate::validation::gofmt;
 use std::fmt;
 
 mod field;
@@ -35,7 +36,7 @@ impl InvalidValue {
     fn new(path: impl Into<String>, value: &str, detail: impl Into<String>) -> Self {
         Self {
             path: path.into(),
-            shown: go_quote(value),
+            shown: gofmt::quote(value),
             detail: detail.into(),
         }
     }
@@ -112,59 +113,7 @@ fn write_joined<T: fmt::Display>(f: &mut fmt::Formatter<'_>, items: &[T]) -> fmt
     Ok(())
 }
 
-/// `s` quoted the way Go's `%q` quotes it: printable characters (letters, marks, numbers,
-/// punctuation, symbols and the ASCII space) as they are, `"` and `\` escaped, the rest as
-/// `\n`-style, `\xNN`, `\uNNNN` or `\UNNNNNNNN` escapes.
-fn go_quote(s: &str) -> String {
-    use fmt::Write as _;
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            ' '..='~' => out.push(c),
-            c if c < ' ' || c == '\u{7f}' => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c if is_printable(c) => out.push(c),
-            c if (c as u32) < 0x10000 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => {
-                let _ = write!(out, "\\U{:08x}", c as u32);
-            }
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// Whether Go counts a non-ASCII `c` as printable: a letter, mark, number, punctuation or
-/// symbol. Rust's `Debug` escaping uses the same classes (it escapes separators, controls,
-/// format, private-use and unassigned characters); following another character, a combining
-/// mark is left alone too.
-fn is_printable(c: char) -> bool {
-    let pair: String = ['a', c].into_iter().collect();
-    let mut escaped = pair.escape_debug().skip(1);
-    escaped.next() == Some(c) && escaped.next().is_none()
-}
-
-/// A list of strings as Go's `encoding/json` writes it (it escapes `<`, `>`, `&`, U+2028 and
-/// U+2029 as well). Serializing strings cannot fail.
+/// A list of strings as Go's `encoding/json` writes it.
 fn go_json(values: &[String]) -> String {
-    serde_json::to_string(values)
-        .unwrap_or_default()
-        .replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026")
-        .replace('\u{2028}', "\\u2028")
-        .replace('\u{2029}', "\\u2029")
+    gofmt::marshal(&serde_json::Value::from(values.to_vec()))
 }

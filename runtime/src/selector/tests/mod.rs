@@ -31,7 +31,8 @@ impl Want {
 /// selector can carry, this the rest.
 #[test]
 fn values_are_shown_as_go_shows_them() {
-    use super::{go_json, go_quote};
+    use super::go_json;
+    use crate::validation::gofmt::quote as go_quote;
     assert_eq!(go_quote("a\"b\\c"), r#""a\"b\\c""#);
     assert_eq!(go_quote("\u{7}\u{8}\u{7f}\u{85}"), r#""\a\b\x7f\u0085""#);
     assert_eq!(
