@@ -441,15 +441,7 @@ fn dispatch(
         warnings.extend(found);
         Ok(object)
     };
-    let list_options = || {
-        state.list_options(
-            t,
-            param(q, "labelSelector"),
-            param(q, "fieldSelector"),
-            param(q, "limit"),
-            param(q, "continue"),
-        )
-    };
+    let list_options = || state.list_options(t, |key| param(q, key), watch);
     let collection = t.name.is_none();
     match (method, collection) {
         (&Method::GET, true) if watch => {

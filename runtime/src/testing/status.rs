@@ -103,6 +103,11 @@ impl ApiError {
         e
     }
 
+    /// A 500 without a reason, as the apiserver answers errors it has no status for.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(500, "", message)
+    }
+
     pub fn gone(message: impl Into<String>) -> Self {
         Self::new(410, "Expired", message)
     }
@@ -170,9 +175,11 @@ impl ApiError {
             "metadata": {},
             "status": "Failure",
             "message": self.message,
-            "reason": self.reason,
             "code": self.code,
         });
+        if !self.reason.is_empty() {
+            status["reason"] = json!(self.reason);
+        }
         if let Some(details) = &self.details {
             let mut details = details.clone();
             // Go omits empty StatusDetails fields (`omitempty`).

@@ -52,6 +52,28 @@ pub fn cases() -> Vec<Case> {
         five("list: a page with a selector").list(s, "limit=1&labelSelector=app%3Dweb"),
         five("list: an invalid limit").list(s, "limit=lots"),
         five("list: an invalid continue token").list(s, "limit=2&continue=nonsense"),
+        five("list: resourceVersion 0 and a limit")
+            .list(s, "resourceVersion=0")
+            .list(s, "resourceVersion=0&limit=2"),
+        five("list: resourceVersionMatch")
+            .capture("now")
+            .list(s, "resourceVersion={now}&resourceVersionMatch=NotOlderThan")
+            .list(s, "resourceVersionMatch=NotOlderThan")
+            .list(s, "resourceVersion=0&resourceVersionMatch=Exact")
+            .list(s, "resourceVersion={now}&resourceVersionMatch=Sometimes"),
+        five("list: a continue token with a resourceVersion")
+            .list(s, "limit=2")
+            .capture("continue:first")
+            .list(s, "limit=2&continue={continue:first}&resourceVersion=0"),
+        five("list: an invalid resourceVersion").list(s, "resourceVersion=abc"),
+        Case::new("watch: from resourceVersion 0 the current objects come first")
+            .create(s, "Scalar", object("a", json!({})))
+            .create(s, "Scalar", object("b", json!({})))
+            .watch(s, "resourceVersion=0")
+            .events(2)
+            .merge(s, "a", json!({"spec": {"replicas": 4}}))
+            .events(1),
+        Case::new("watch: an invalid resourceVersion").watch(s, "resourceVersion=abc"),
         Case::new("watch: create, update, delete")
             .create(s, "Scalar", object("a", json!({})))
             .capture("start")

@@ -12,7 +12,7 @@ use super::schema_ops::admit;
 use super::status::ApiError;
 use crate::resource::{ResourceInfo, ScaleInfo, Scope};
 use crate::selector::{FieldSelector, LabelSelector};
-use crate::validation::{FieldError, ResourceValidator};
+use crate::validation::{BadValue, FieldError, ResourceValidator};
 
 mod apply;
 mod continue_token;
@@ -130,6 +130,54 @@ pub struct ListOptions {
     pub fields: FieldSelector,
     pub limit: Option<usize>,
     pub continue_token: Option<String>,
+}
+
+/// `ValidateListOptions`: what the apiserver refuses in a list's or watch's options.
+fn list_options_errors(
+    resource_version: &str,
+    resource_version_match: &str,
+    continue_token: &str,
+    watch: bool,
+) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    if resource_version_match.is_empty() {
+        return errors;
+    }
+    let path = "resourceVersionMatch";
+    if watch {
+        errors.push(FieldError::forbidden(
+            path,
+            "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+        ));
+        return errors;
+    }
+    if resource_version.is_empty() {
+        errors.push(FieldError::forbidden(
+            path,
+            "resourceVersionMatch is forbidden unless resourceVersion is provided",
+        ));
+    }
+    if !continue_token.is_empty() {
+        errors.push(FieldError::forbidden(
+            path,
+            "resourceVersionMatch is forbidden when continue is provided",
+        ));
+    }
+    if !matches!(resource_version_match, "Exact" | "NotOlderThan") {
+        let supported = ["Exact", "NotOlderThan", ""].map(String::from);
+        errors.push(FieldError::not_supported(
+            path,
+            BadValue::str(resource_version_match),
+            &supported,
+        ));
+    }
+    if resource_version_match == "Exact" && resource_version == "0" {
+        errors.push(FieldError::forbidden(
+            path,
+            "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
+        ));
+    }
+    errors
 }
 
 /// Which checks a write gets.
@@ -286,17 +334,16 @@ impl State {
         allowed
     }
 
-    /// Parses selectors for the target's kind.
-    pub fn list_options(
+    /// The query of a list or watch, read and checked in the apiserver's order: decoding
+    /// (`limit`, then the selectors; 400), `ListOptions` validation (422), then the
+    /// resourceVersion the storage parses (a 400 for a list, a 500 for a watch).
+    pub fn list_options<'q>(
         &self,
         t: &Target,
-        labels: Option<&str>,
-        fields: Option<&str>,
-        limit: Option<&str>,
-        continue_token: Option<&str>,
+        param: impl Fn(&str) -> Option<&'q str>,
+        watch: bool,
     ) -> Result<ListOptions, ApiError> {
-        // The apiserver reads `limit` before the selectors.
-        let limit = match limit {
+        let limit = match param("limit") {
             None | Some("") => None,
             Some(l) => Some(l.parse::<i64>().map_err(|e| {
                 let why = match e.kind() {
@@ -308,18 +355,52 @@ impl State {
                 ApiError::bad_request(format!("strconv.ParseInt: parsing {l:?}: {why}"))
             })?),
         };
-        let labels = LabelSelector::parse(labels.unwrap_or(""))
+        let labels = LabelSelector::parse(param("labelSelector").unwrap_or(""))
             .map_err(|e| ApiError::bad_request(e.to_string()))?;
-        let fields = FieldSelector::parse(fields.unwrap_or(""), &self.allowed_fields(t))
-            .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        let fields = FieldSelector::parse(
+            param("fieldSelector").unwrap_or(""),
+            &self.allowed_fields(t),
+        )
+        .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        let resource_version = param("resourceVersion").unwrap_or("");
+        let continue_token = param("continue").unwrap_or("");
+        let errors = list_options_errors(
+            resource_version,
+            param("resourceVersionMatch").unwrap_or(""),
+            continue_token,
+            watch,
+        );
+        if !errors.is_empty() {
+            return Err(ApiError::invalid("meta.k8s.io", "ListOptions", "", &errors));
+        }
+        if !resource_version.is_empty()
+            && let Err(e) = resource_version.parse::<u64>()
+        {
+            let why = match e.kind() {
+                std::num::IntErrorKind::PosOverflow => "value out of range",
+                _ => "invalid syntax",
+            };
+            let error = FieldError::invalid(
+                "resourceVersion",
+                BadValue::str(resource_version),
+                format!("strconv.ParseUint: parsing {resource_version:?}: {why}"),
+            );
+            return Err(match watch {
+                true => ApiError::internal(error.to_string()),
+                false => ApiError::bad_request(format!("invalid resource version: {error}")),
+            });
+        }
         Ok(ListOptions {
             labels,
             fields,
-            // Zero or negative: no limit, as the apiserver reads it.
+            // Zero or negative: no limit, as the apiserver reads it. At resourceVersion 0
+            // the watch cache answers whole lists, ignoring the limit.
             limit: limit
                 .and_then(|l| usize::try_from(l).ok())
-                .filter(|l| *l > 0),
-            continue_token: continue_token.filter(|c| !c.is_empty()).map(str::to_owned),
+                .filter(|l| *l > 0 && resource_version != "0"),
+            continue_token: Some(continue_token)
+                .filter(|c| !c.is_empty())
+                .map(str::to_owned),
         })
     }
 
