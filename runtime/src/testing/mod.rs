@@ -16,7 +16,6 @@
 //! ```
 
 pub mod backend;
-mod fields;
 mod http;
 mod schema_ops;
 mod state;

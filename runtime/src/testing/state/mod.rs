@@ -1,12 +1,11 @@
 //! The object store and the apiserver semantics operators depend on.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 use bytes::Bytes;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::fields::{self, FieldPath};
 use super::schema_ops::admit;
 use super::status::ApiError;
 use crate::resource::{ResourceInfo, ScaleInfo, Scope};
@@ -17,10 +16,8 @@ mod scale;
 mod watch;
 mod write;
 
-use apply::{record_update, set_entry};
 use watch::Event;
 pub use watch::Watcher;
-use write::strip_for_apply;
 
 /// One served version of a kind.
 pub struct VersionEntry {
@@ -29,6 +26,8 @@ pub struct VersionEntry {
     pub schema: Value,
     pub status: bool,
     pub scale: Option<ScaleInfo>,
+    /// The field types managed fields are tracked with.
+    pub types: crate::fieldpath::schema::Schema,
     /// Field-selector paths without the leading dot.
     pub selectable: Vec<String>,
 }
@@ -60,10 +59,17 @@ impl KindEntry {
         };
         let versions = infos
             .iter()
-            .map(|i| VersionEntry {
+            .map(|i| {
+                let schema = built(i.version).unwrap_or_else(|| (i.schema)().to_value());
+                let types = crate::fieldpath::schema::Schema::from_openapi(&schema)
+                    .unwrap_or_else(|_| crate::fieldpath::schema::Schema::deduced());
+                (i, schema, types)
+            })
+            .map(|(i, schema, types)| VersionEntry {
                 name: i.version,
                 served: i.served,
-                schema: built(i.version).unwrap_or_else(|| (i.schema)().to_value()),
+                schema,
+                types,
                 status: i.status,
                 scale: i.scale,
                 selectable: i

@@ -50,14 +50,29 @@ impl State {
             .version(t)
             .scale
             .ok_or_else(|| ApiError::no_route("scale"))?;
-        let mut scale = self.scale_of(t, &existing)?;
-        match change {
-            Change::Replace(body) => scale = body,
-            Change::MergePatch(p) => json_patch::merge(&mut scale, &p),
-            Change::JsonPatch(p) => json_patch::patch(&mut scale, &p)
-                .map_err(|e| ApiError::bad_request(e.to_string()))?,
-            Change::Apply(a) => fields::merge(&mut scale, &a),
+        let mut live = self.scale_of(t, &existing)?;
+        let managed = self.scale_managed_fields(t, &existing);
+        if !managed.is_null() {
+            live["metadata"]["managedFields"] = managed;
         }
+        let (mut scale, applied) = match change {
+            Change::Replace(body) => (body, false),
+            Change::MergePatch(p) => {
+                let mut s = live.clone();
+                json_patch::merge(&mut s, &p);
+                (s, false)
+            }
+            Change::JsonPatch(p) => {
+                let mut s = live.clone();
+                json_patch::patch(&mut s, &p).map_err(|e| ApiError::bad_request(e.to_string()))?;
+                (s, false)
+            }
+            Change::Apply(a) => (self.apply(t, &live, &a, w)?, true),
+        };
+        if !applied {
+            self.track_update(t, &live, &mut scale, w);
+        }
+        let managed = self.managed_fields_from_scale(t, &existing, &scale);
         let replicas = scale["spec"]["replicas"].clone();
         if !replicas.is_i64() {
             return Err(ApiError::bad_request("spec.replicas must be an integer"));
@@ -72,7 +87,7 @@ impl State {
             subresource: None,
             ..t.clone()
         };
-        let (_, updated) = self.write(&main, Change::Replace(object), w)?;
+        let (_, updated) = self.write_change(&main, Change::Replace(object), w, Some(managed))?;
         let stored = self
             .objects
             .get(&self.key(t, meta_str(&updated, "name").unwrap_or("")))
