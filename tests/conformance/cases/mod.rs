@@ -1,6 +1,7 @@
 //! The conformance cases, by area.
 
 mod collections;
+mod ownership;
 mod reads;
 mod scalars;
 mod unions;
@@ -61,6 +62,7 @@ pub fn all() -> Vec<Case> {
         unions::cases(),
         writes::cases(),
         reads::cases(),
+        ownership::cases(),
     ]
     .concat()
 }

@@ -67,7 +67,25 @@ impl State {
                 json_patch::patch(&mut s, &p).map_err(|e| ApiError::bad_request(e.to_string()))?;
                 (s, false)
             }
-            Change::Apply(a) => (self.apply(t, &live, &a, w)?, true),
+            Change::Apply(a) => {
+                let applied = self.apply(t, &live, &a, w)?;
+                // The apiserver cannot turn an applied Scale back into the resource: an apply
+                // that changes the Scale fails after its conflicts were checked.
+                if without_managed_fields(&applied) != without_managed_fields(&live) {
+                    return Err(ApiError {
+                        code: 500,
+                        reason: "",
+                        message: format!(
+                            "failed to convert new object ({}/{}; autoscaling/v1, Kind=Scale) to proper version: request to convert CR to an invalid group/version: autoscaling/v1",
+                            meta_str(&a, "namespace").unwrap_or(""),
+                            meta_str(&a, "name").unwrap_or(""),
+                        ),
+                        details: None,
+                        retry_after: None,
+                    });
+                }
+                (applied, true)
+            }
         };
         if !applied {
             self.track_update(t, &live, &mut scale, w);
@@ -95,6 +113,14 @@ impl State {
             .unwrap_or(updated);
         self.scale_of(t, &stored)
     }
+}
+
+fn without_managed_fields(object: &Value) -> Value {
+    let mut o = object.clone();
+    if let Value::Object(m) = &mut o["metadata"] {
+        m.remove("managedFields");
+    }
+    o
 }
 
 pub(super) fn set_pointer(object: &mut Value, pointer: &str, value: Value) {
