@@ -185,7 +185,7 @@ mod tests {
 
     #[test]
     fn elements_order_fields_keys_values_indexes() {
-        let mut elements = vec![
+        let mut elements = [
             PathElement::Index(0),
             PathElement::Value(json!("x")),
             PathElement::key([("port".into(), json!(443))]),

@@ -270,3 +270,105 @@ fn zip_children(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn set(paths: &[&[&str]]) -> Set {
+        Set::from_paths(paths.iter().map(|p| Path::fields(p.iter().copied())))
+    }
+
+    #[test]
+    fn union_intersection_and_difference_work_level_by_level() {
+        let a = set(&[&["spec"], &["spec", "a"], &["spec", "b"], &["status", "x"]]);
+        let b = set(&[&["spec", "b"], &["spec", "c"], &["metadata", "labels", "l"]]);
+        assert_eq!(
+            a.union(&b),
+            set(&[
+                &["spec"],
+                &["spec", "a"],
+                &["spec", "b"],
+                &["spec", "c"],
+                &["status", "x"],
+                &["metadata", "labels", "l"]
+            ])
+        );
+        assert_eq!(a.intersection(&b), set(&[&["spec", "b"]]));
+        assert_eq!(
+            a.difference(&b),
+            set(&[&["spec"], &["spec", "a"], &["status", "x"]])
+        );
+        assert!(a.intersection(&set(&[&["other"]])).is_empty());
+        assert_eq!(a.len(), 4);
+        assert!(a.has(&Path::fields(["spec"]).0) && !b.has(&Path::fields(["spec"]).0));
+    }
+
+    #[test]
+    fn recursive_difference_removes_everything_below_a_member() {
+        let owned = set(&[
+            &["status"],
+            &["status", "phase"],
+            &["status", "conditions", "c"],
+            &["spec", "x"],
+        ]);
+        let reset = set(&[&["status"]]);
+        assert_eq!(
+            owned.difference(&reset),
+            set(&[
+                &["status", "phase"],
+                &["status", "conditions", "c"],
+                &["spec", "x"]
+            ])
+        );
+        assert_eq!(owned.recursive_difference(&reset), set(&[&["spec", "x"]]));
+    }
+
+    #[test]
+    fn leaves_drop_members_with_children() {
+        let s = set(&[
+            &["spec"],
+            &["spec", "a"],
+            &["spec", "m"],
+            &["spec", "m", "k"],
+        ]);
+        assert_eq!(s.leaves(), set(&[&["spec", "a"], &["spec", "m", "k"]]));
+    }
+
+    #[test]
+    fn paths_list_members_before_children_in_element_order() {
+        let key = |name: &str| PathElement::key([("name".to_owned(), json!(name))]);
+        let mut s = Set::new();
+        s.insert(&[
+            PathElement::field("spec"),
+            PathElement::field("ports"),
+            key("b"),
+        ]);
+        s.insert(&[
+            PathElement::field("spec"),
+            PathElement::field("ports"),
+            key("a"),
+            PathElement::field("port"),
+        ]);
+        s.insert(&[
+            PathElement::field("spec"),
+            PathElement::field("ports"),
+            key("a"),
+        ]);
+        s.insert(&[PathElement::field("apiVersion")]);
+        let printed: Vec<String> = s.paths().iter().map(Path::to_string).collect();
+        assert_eq!(
+            printed,
+            [
+                ".apiVersion",
+                r#".spec.ports[name="a"]"#,
+                r#".spec.ports[name="b"]"#,
+                r#".spec.ports[name="a"].port"#
+            ]
+        );
+        assert_eq!(s.with_prefix(&PathElement::field("spec")).len(), 3);
+        assert!(s.with_prefix(&PathElement::field("none")).is_empty());
+    }
+}

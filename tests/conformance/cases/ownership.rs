@@ -22,13 +22,23 @@ fn manager(name: &str) -> String {
 
 /// A Scalar `s` created (an Update) by `creator`.
 fn scalar_by(case: &str, creator: &str, spec: Value) -> Case {
-    Case::new(case).create_with(SCALARS, "Scalar", Some(&manager(creator)), object("s", spec))
+    Case::new(case).create_with(
+        SCALARS,
+        "Scalar",
+        Some(&manager(creator)),
+        object("s", spec),
+    )
 }
 
 /// A Collection `c` created by `creator` (with its required owner).
 fn collection_by(case: &str, creator: &str, mut spec: Value) -> Case {
     spec["owner"] = json!("team");
-    Case::new(case).create_with(COLLECTIONS, "Collection", Some(&manager(creator)), object("c", spec))
+    Case::new(case).create_with(
+        COLLECTIONS,
+        "Collection",
+        Some(&manager(creator)),
+        object("c", spec),
+    )
 }
 
 trait Steps {
@@ -46,7 +56,14 @@ impl Steps for Case {
     }
 
     fn apply_collection(self, who: &str, force: bool, spec: Value) -> Case {
-        self.apply(COLLECTIONS, "Collection", "c", who, force, object("c", spec))
+        self.apply(
+            COLLECTIONS,
+            "Collection",
+            "c",
+            who,
+            force,
+            object("c", spec),
+        )
     }
 
     fn merge_as(self, r: Res, name: &str, who: &str, body: Value) -> Case {
@@ -69,7 +86,14 @@ impl Steps for Case {
     }
 
     fn merge_status(self, who: &str, status: Value) -> Case {
-        self.patch(SCALARS, "s", Some("status"), MERGE, Some(&manager(who)), json!({"status": status}))
+        self.patch(
+            SCALARS,
+            "s",
+            Some("status"),
+            MERGE,
+            Some(&manager(who)),
+            json!({"status": status}),
+        )
     }
 
     fn merge_scale(self, who: &str, replicas: i64) -> Case {
@@ -330,8 +354,12 @@ fn errors_and_scopes() -> Vec<Case> {
 
 /// Eleven Update managers: the two oldest merge into `ancient-changes`.
 fn capped() -> Case {
-    let mut case = Case::new("ownership: at most ten update managers")
-        .create_with(SCALARS, "Scalar", Some(&manager("m00")), object("s", json!({})));
+    let mut case = Case::new("ownership: at most ten update managers").create_with(
+        SCALARS,
+        "Scalar",
+        Some(&manager("m00")),
+        object("s", json!({})),
+    );
     for i in 1..=10 {
         let mut labels = serde_json::Map::new();
         labels.insert(format!("l{i:02}"), json!("x"));

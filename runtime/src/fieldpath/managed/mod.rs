@@ -23,3 +23,6 @@ pub use entries::{ManagedFields, ManagedFieldsError, ManagerId, Operation, Versi
 pub use field_manager::{ApplyError, FieldManager};
 pub use scale::{SCALE_API_VERSION, ScaleHandler};
 pub use updater::{UpdateError, Updater};
+
+#[cfg(test)]
+mod tests;

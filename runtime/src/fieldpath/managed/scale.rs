@@ -67,10 +67,9 @@ impl ScaleHandler<'_> {
                 continue;
             };
             let owns_replicas = path.as_ref().is_some_and(|p| vs.set.has(&p.0));
-            if !owns_replicas {
-                out.fields.insert(manager.clone(), vs.clone());
-                out.times.insert(manager.clone(), time(manager));
-            } else if scale.fields.remove(manager).is_some() {
+            // Owners of other fields only, and owners that still own replicas through the
+            // scale, keep their entry as it is.
+            if !owns_replicas || scale.fields.remove(manager).is_some() {
                 out.fields.insert(manager.clone(), vs.clone());
                 out.times.insert(manager.clone(), time(manager));
             } else if let Some(path) = path {

@@ -123,7 +123,7 @@ impl Atom {
             list: self.list.is_some(),
             map: self.map.is_some(),
         };
-        let only = match value {
+        match value {
             Some(Value::Number(_) | Value::String(_) | Value::Bool(_)) if all.scalar => Parts {
                 scalar: true,
                 ..Parts::default()
@@ -137,8 +137,7 @@ impl Atom {
                 ..Parts::default()
             },
             _ => all,
-        };
-        only
+        }
     }
 }
 

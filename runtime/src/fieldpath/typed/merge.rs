@@ -13,6 +13,9 @@ use super::{Handler, ValidationErrors, as_list, as_map, handler};
 use crate::fieldpath::PathElement;
 use crate::fieldpath::schema::{List, Map, Relationship, Schema, TypeRef};
 
+/// A list's path elements in order, and each element's item (`None` when duplicated).
+type IndexedItems<'v> = (Vec<PathElement>, BTreeMap<PathElement, Option<&'v Value>>);
+
 impl Schema {
     /// Merges `rhs` (an applied configuration) into `lhs` (the live object).
     pub fn merge(&self, lhs: &Value, rhs: &Value) -> Result<Value, ValidationErrors> {
@@ -117,8 +120,7 @@ impl Schema {
         list: &List,
         items: &'v [Value],
         allow_duplicates: bool,
-    ) -> Result<(Vec<PathElement>, BTreeMap<PathElement, Option<&'v Value>>), ValidationErrors>
-    {
+    ) -> Result<IndexedItems<'v>, ValidationErrors> {
         let mut errors = ValidationErrors::default();
         let mut elements = Vec::with_capacity(items.len());
         let mut observed: BTreeMap<PathElement, Option<&Value>> = BTreeMap::new();

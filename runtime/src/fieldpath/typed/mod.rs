@@ -203,3 +203,6 @@ pub(crate) fn as_map(v: Option<&Value>) -> Option<&serde_json::Map<String, Value
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests;

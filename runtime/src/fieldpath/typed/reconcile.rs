@@ -86,7 +86,7 @@ impl Reconcile<'_> {
                     return;
                 }
                 if !is_atomic && map.relationship == Relationship::Atomic {
-                    if set.is_some_and(|s| s.len() > 0) {
+                    if set.is_some_and(|s| !s.is_empty()) {
                         self.collapse();
                     }
                     return;

@@ -95,14 +95,17 @@ impl Schema {
 
 /// A scalar's kind against its type (`null` fits every scalar).
 pub(super) fn validate_scalar(kind: Scalar, v: &Value, prefix: &str) -> ValidationErrors {
-    let ok = match (kind, v) {
-        (_, Value::Null) => true,
-        (Scalar::Numeric, Value::Number(_)) => true,
-        (Scalar::String, Value::String(_)) => true,
-        (Scalar::Boolean, Value::Bool(_)) => true,
-        (Scalar::Untyped, Value::Number(_) | Value::String(_) | Value::Bool(_)) => true,
-        _ => false,
-    };
+    let ok = matches!(
+        (kind, v),
+        (_, Value::Null)
+            | (Scalar::Numeric, Value::Number(_))
+            | (Scalar::String, Value::String(_))
+            | (Scalar::Boolean, Value::Bool(_))
+            | (
+                Scalar::Untyped,
+                Value::Number(_) | Value::String(_) | Value::Bool(_)
+            )
+    );
     if ok {
         return ValidationErrors::default();
     }
