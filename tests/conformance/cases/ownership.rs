@@ -336,6 +336,9 @@ fn errors_and_scopes() -> Vec<Case> {
             .apply_collection("alice", false, json!({"owner": "team", "ports": [{"port": 1}]})),
         Case::new("ownership: an applied list with a duplicate key")
             .apply_collection("alice", false, json!({"owner": "team", "ports": [{"name": "a", "port": 1}, {"name": "a", "port": 2}]})),
+        Case::new("ownership: nulls in an applied configuration are defaulted, kept or refused")
+            .apply_scalar("alice", false, json!({"flavor": null, "note": null, "replicas": null}))
+            .apply_scalar("alice", false, json!({"flavor": null, "title": null})),
         Case::new("ownership: an apply that carries managed fields").patch(
             SCALARS,
             "s",

@@ -10,6 +10,8 @@ use super::*;
 use crate::fieldpath::managed::{ApplyError, FieldManager, SCALE_API_VERSION, ScaleHandler};
 use crate::fieldpath::schema::Schema;
 use crate::fieldpath::{Path, Set};
+use crate::schema::validate::validate;
+use crate::testing::schema_ops::{apply_defaults, drop_nulls, prune};
 
 static SCALE_SCHEMA: LazyLock<Schema> = LazyLock::new(Schema::scale);
 
@@ -119,6 +121,32 @@ impl State {
             })
     }
 
+    /// Schema work on an apply's result: the apiserver defaults it and validates it, but does
+    /// not drop the nulls an applied configuration sets (it drops them only from bodies it
+    /// decodes): a null where the schema has a default takes the default, a null the schema
+    /// allows stays, any other null is invalid.
+    pub(super) fn admit_applied(&self, t: &Target, object: &mut Value) -> Result<(), ApiError> {
+        let schema = &self.version(t).schema;
+        drop_defaulted_nulls(schema, object);
+        let mut without_nulls = object.clone();
+        drop_nulls(schema, &mut without_nulls);
+        if without_nulls != *object {
+            let mut checked = object.clone();
+            prune(schema, &mut checked, true);
+            apply_defaults(schema, &mut checked);
+            if let Value::Object(m) = &mut checked {
+                m.remove("metadata");
+            }
+            let errors = validate(schema, &checked, "", false);
+            if !errors.is_empty() {
+                let e = self.entry(t);
+                let name = meta_str(object, "name").unwrap_or("");
+                return Err(ApiError::invalid(e.group, e.kind, name, &errors));
+            }
+        }
+        self.admit(t, object)
+    }
+
     fn replicas_paths(&self, t: &Target) -> BTreeMap<String, Option<Path>> {
         let e = self.entry(t);
         e.versions
@@ -166,5 +194,35 @@ impl State {
             Ok(_) => Value::Null,
             Err(_) => object["metadata"]["managedFields"].clone(),
         }
+    }
+}
+
+/// Removes nulls the schema replaces with a default (not nullable, with a `default`), so
+/// defaulting fills them.
+fn drop_defaulted_nulls(schema: &Value, value: &mut Value) {
+    let Value::Object(node) = schema else { return };
+    match value {
+        Value::Object(fields) => {
+            let properties = node.get("properties").and_then(Value::as_object);
+            let additional = node.get("additionalProperties").filter(|a| a.is_object());
+            let child_of = |name: &str| properties.and_then(|p| p.get(name)).or(additional);
+            fields.retain(|name, v| {
+                let defaulted = child_of(name).is_some_and(|c| {
+                    c.get("default").is_some() && c.get("nullable") != Some(&Value::Bool(true))
+                });
+                !(v.is_null() && defaulted)
+            });
+            for (name, v) in fields.iter_mut() {
+                if let Some(child) = child_of(name) {
+                    drop_defaulted_nulls(child, v);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item) = node.get("items") {
+                items.iter_mut().for_each(|i| drop_defaulted_nulls(item, i));
+            }
+        }
+        _ => {}
     }
 }

@@ -85,7 +85,10 @@ impl State {
                 m.remove(k);
             }
         }
-        self.admit(t, &mut body)?;
+        match applied {
+            Some(_) => self.admit_applied(t, &mut body)?,
+            None => self.admit(t, &mut body)?,
+        }
         match applied {
             Some(managed) => set_managed_fields(&mut body, managed),
             None => {
@@ -253,7 +256,10 @@ impl State {
         result["apiVersion"] = json!(api_version);
         result["kind"] = json!(self.entry(t).kind);
         result["metadata"]["resourceVersion"] = json!(current_rv);
-        self.admit(t, &mut result)?;
+        match applied {
+            true => self.admit_applied(t, &mut result)?,
+            false => self.admit(t, &mut result)?,
+        }
         let spec_changed = without(&result, &["metadata", "status"])
             != without(&existing, &["metadata", "status"]);
         if spec_changed && !status_only {
