@@ -339,6 +339,22 @@ fn errors_and_scopes() -> Vec<Case> {
         Case::new("ownership: nulls in an applied configuration are defaulted, kept or refused")
             .apply_scalar("alice", false, json!({"flavor": null, "note": null, "replicas": null}))
             .apply_scalar("alice", false, json!({"flavor": null, "title": null})),
+        Case::new("ownership: an apply of another kind").patch(
+            SCALARS,
+            "s",
+            None,
+            APPLY,
+            Some(&manager("alice")),
+            json!({"apiVersion": SCALAR_API, "kind": "Other", "metadata": {"name": "s"}, "spec": {}}),
+        ),
+        scalar_by("ownership: an apply without an apiVersion", "alice", json!({})).patch(
+            SCALARS,
+            "s",
+            None,
+            APPLY,
+            Some(&manager("bob")),
+            json!({"kind": "Scalar", "metadata": {"name": "s"}, "spec": {"title": "no version"}}),
+        ),
         Case::new("ownership: an apply that carries managed fields").patch(
             SCALARS,
             "s",
