@@ -205,6 +205,29 @@ fn scalars() -> Vec<Case> {
     ]
 }
 
+/// An object kubectl created with client-side apply, then changed by `bob`.
+fn client_side_applied(case: &str) -> Case {
+    let last = json!({"apiVersion": SCALAR_API, "kind": "Scalar", "metadata": {"name": "s"}, "spec": {"title": "old"}});
+    Case::new(case)
+        .create_with(
+            SCALARS,
+            "Scalar",
+            Some(&manager("kubectl-client-side-apply")),
+            json!({"metadata": {"name": "s", "annotations": {"kubectl.kubernetes.io/last-applied-configuration": last.to_string()}},
+                   "spec": {"title": "old"}}),
+        )
+        .merge_as(SCALARS, "s", "kubectl-edit", json!({"spec": {"mode": "Fast"}}))
+}
+
+fn kubectl() -> Vec<Case> {
+    vec![
+        client_side_applied("ownership: kubectl takes over fields its last client-side apply set")
+            .apply_scalar("kubectl", false, json!({"title": "new", "mode": "Fast"})),
+        client_side_applied("ownership: kubectl still conflicts on fields it never applied")
+            .apply_scalar("kubectl", false, json!({"title": "new", "mode": "Safe"})),
+    ]
+}
+
 fn status_and_scale() -> Vec<Case> {
     vec![
         Case::new("ownership: status conditions applied by key by two controllers")
@@ -394,6 +417,7 @@ fn capped() -> Case {
 
 pub fn cases() -> Vec<Case> {
     let mut cases = scalars();
+    cases.extend(kubectl());
     cases.extend(status_and_scale());
     cases.extend(collections());
     cases.extend(errors_and_scopes());

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::conflict::Conflicts;
 use super::entries::{ManagedFields, ManagerId, Operation, VersionedSet, seconds};
+use super::last_applied;
 use super::updater::{UpdateError, Updater};
 use crate::fieldpath::schema::Schema;
 use crate::fieldpath::typed::Duplicates;
@@ -71,7 +72,6 @@ fn strip_set() -> Set {
 const CURRENT_OPERATION: &str = "current-operation";
 const BEFORE_FIRST_APPLY: &str = "before-first-apply";
 const ANCIENT_CHANGES: &str = "ancient-changes";
-const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 impl<'a> FieldManager<'a> {
     fn updater(&self) -> Updater<'a> {
@@ -181,7 +181,7 @@ impl<'a> FieldManager<'a> {
         manager: &str,
         force: bool,
     ) -> Result<Value, ApplyError> {
-        let mut managed = ManagedFields::decode(managed_fields(live))
+        let managed = ManagedFields::decode(managed_fields(live))
             .map_err(|e| ApplyError::Internal(format!("failed to decode managed fields: {e}")))?;
         let config_version = config["apiVersion"].as_str().unwrap_or("");
         let config_kind = config["kind"].as_str().unwrap_or("");
@@ -191,6 +191,40 @@ impl<'a> FieldManager<'a> {
                 gvk_string(config_version, config_kind)
             )));
         }
+        let mut object = match self.apply_tracked(live, config, managed.clone(), manager, force) {
+            Err(ApplyError::Conflicts(conflicts)) if manager == last_applied::KUBECTL => {
+                let schema = self.schema().map_err(ApplyError::Internal)?;
+                match last_applied::allowed_conflicts(schema, self.api_version, live) {
+                    None => return Err(ApplyError::Conflicts(conflicts)),
+                    Some(allowed) => {
+                        let remaining = last_applied::remaining(&conflicts, &allowed);
+                        if !remaining.0.is_empty() {
+                            return Err(ApplyError::Conflicts(remaining));
+                        }
+                        self.apply_tracked(live, config, managed, manager, true)?
+                    }
+                }
+            }
+            result => result?,
+        };
+        if manager == last_applied::KUBECTL {
+            last_applied::record(&mut object, config);
+        }
+        Ok(object)
+    }
+
+    /// The apply below the kubectl-specific steps: `before-first-apply` for objects nobody
+    /// tracked, the merge and its conflicts, fields nobody owns stripped, the time.
+    fn apply_tracked(
+        &self,
+        live: &Value,
+        config: &Value,
+        mut managed: ManagedFields,
+        manager: &str,
+        force: bool,
+    ) -> Result<Value, ApplyError> {
+        let config_version = config["apiVersion"].as_str().unwrap_or("");
+        let config_kind = config["kind"].as_str().unwrap_or("");
         if managed.is_empty() {
             let empty = json!({"apiVersion": config_version, "kind": config_kind});
             managed = self
@@ -240,14 +274,6 @@ impl<'a> FieldManager<'a> {
             }
             None => live.clone(),
         };
-        if manager == "kubectl" && has_last_applied(&object) {
-            let mut last = config.clone();
-            if let Some(Value::Object(a)) = last["metadata"].get_mut("annotations") {
-                a.remove(LAST_APPLIED);
-            }
-            object["metadata"]["annotations"][LAST_APPLIED] =
-                json!(format!("{}\n", crate::fieldpath::value::to_go_json(&last)));
-        }
         set_managed_fields(&mut object, &managed);
         Ok(object)
     }
@@ -270,12 +296,6 @@ fn has_uid(object: &Value) -> bool {
     object["metadata"]["uid"]
         .as_str()
         .is_some_and(|u| !u.is_empty())
-}
-
-fn has_last_applied(object: &Value) -> bool {
-    object["metadata"]["annotations"][LAST_APPLIED]
-        .as_str()
-        .is_some_and(|a| !a.is_empty())
 }
 
 /// An empty list, or a list of one empty entry: the client asks to reset managed fields.

@@ -15,12 +15,14 @@
 mod conflict;
 mod entries;
 mod field_manager;
+mod last_applied;
 mod scale;
 mod updater;
 
 pub use conflict::{Conflict, Conflicts};
 pub use entries::{ManagedFields, ManagedFieldsError, ManagerId, Operation, VersionedSet};
-pub use field_manager::{ApplyError, FieldManager};
+pub use field_manager::{ApplyError, FieldManager, MAX_UPDATE_MANAGERS};
+pub use last_applied::LAST_APPLIED;
 pub use scale::{SCALE_API_VERSION, ScaleHandler};
 pub use updater::{UpdateError, Updater};
 
