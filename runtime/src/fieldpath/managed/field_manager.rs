@@ -279,6 +279,24 @@ impl<'a> FieldManager<'a> {
     }
 }
 
+/// The longest field manager name the apiserver accepts.
+pub const MAX_MANAGER_LENGTH: usize = 128;
+
+/// The manager name of a request without `fieldManager`: its User-Agent up to the first `/`
+/// (`kubectl/v1.36.2 (linux/amd64)` → `kubectl`), printable characters only, at most 128
+/// bytes. Empty (so `unknown`) without a User-Agent.
+pub fn manager_from_user_agent(user_agent: &str) -> String {
+    let prefix = user_agent.split('/').next().unwrap_or("");
+    let mut out = String::new();
+    for c in prefix.chars().filter(|c| !c.is_control()) {
+        if out.len() + c.len_utf8() > MAX_MANAGER_LENGTH {
+            break;
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// `group/version, Kind=kind`, as Go prints a GroupVersionKind.
 fn gvk_string(api_version: &str, kind: &str) -> String {
     let (group, version) = match api_version.split_once('/') {

@@ -21,7 +21,9 @@ mod updater;
 
 pub use conflict::{Conflict, Conflicts};
 pub use entries::{ManagedFields, ManagedFieldsError, ManagerId, Operation, VersionedSet};
-pub use field_manager::{ApplyError, FieldManager, MAX_UPDATE_MANAGERS};
+pub use field_manager::{
+    ApplyError, FieldManager, MAX_MANAGER_LENGTH, MAX_UPDATE_MANAGERS, manager_from_user_agent,
+};
 pub use last_applied::LAST_APPLIED;
 pub use scale::{SCALE_API_VERSION, ScaleHandler};
 pub use updater::{UpdateError, Updater};

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::{ApplyError, FieldManager, ScaleHandler};
+use super::{ApplyError, FieldManager, ScaleHandler, manager_from_user_agent};
 use crate::fieldpath::schema::Schema;
 use crate::fieldpath::{Path, Set};
 
@@ -221,4 +221,15 @@ fn the_scale_view_owns_replicas_for_the_resources_owners() {
             ("a", &json!({"f:spec": {"f:title": {}}}))
         ]
     );
+}
+
+#[test]
+fn requests_without_a_field_manager_are_named_after_their_user_agent() {
+    assert_eq!(
+        manager_from_user_agent("kubectl/v1.36.2 (linux/amd64) kubernetes/abc"),
+        "kubectl"
+    );
+    assert_eq!(manager_from_user_agent("my\tctl"), "myctl");
+    assert_eq!(manager_from_user_agent(""), "");
+    assert_eq!(manager_from_user_agent(&"x".repeat(200)).len(), 128);
 }
