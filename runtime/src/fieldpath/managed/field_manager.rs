@@ -2,6 +2,7 @@
 //! the updater that every create, update, patch and apply goes through.
 
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 use serde_json::{Value, json};
 
@@ -47,6 +48,8 @@ pub struct FieldManager<'a> {
 }
 
 /// Fields nobody owns: type meta and the metadata the server sets.
+static STRIP_SET: LazyLock<Set> = LazyLock::new(strip_set);
+
 fn strip_set() -> Set {
     let mut paths = vec![
         Path::fields(["apiVersion"]),
@@ -350,7 +353,7 @@ fn set_managed_fields(object: &mut Value, managed: &ManagedFields) {
 /// Removes fields nobody owns from `manager`'s set, and the manager when nothing is left.
 fn strip(managed: &mut ManagedFields, manager: &str) {
     if let Some(vs) = managed.fields.get_mut(manager) {
-        vs.set = vs.set.difference(&strip_set());
+        vs.set = vs.set.difference(&STRIP_SET);
         if vs.set.is_empty() {
             managed.fields.remove(manager);
         }

@@ -106,8 +106,8 @@ impl<'a> Updater<'a> {
             .compare(old, new)
             .map_err(|e| UpdateError::Failed(format!("failed to compare objects: {e}")))?;
         let compare = self.filtered(version, compare);
+        // Comparisons at the other versions managers hold their fields in.
         let mut versions: BTreeMap<String, Comparison> = BTreeMap::new();
-        versions.insert(version.to_owned(), compare.clone());
         let mut conflicts: Vec<(String, Set)> = Vec::new();
         let mut removed: Vec<(String, Set)> = Vec::new();
         let mut missing = Vec::new();
@@ -115,7 +115,7 @@ impl<'a> Updater<'a> {
             if manager == workflow {
                 continue;
             }
-            if !versions.contains_key(&vs.api_version) {
+            if vs.api_version != version && !versions.contains_key(&vs.api_version) {
                 let (Some(old_schema), Some(_)) = (
                     self.convert(old, version, &vs.api_version)?,
                     self.convert(new, version, &vs.api_version)?,
@@ -128,7 +128,7 @@ impl<'a> Updater<'a> {
                     .map_err(|e| UpdateError::Failed(format!("failed to compare objects: {e}")))?;
                 versions.insert(vs.api_version.clone(), self.filtered(&vs.api_version, c));
             }
-            let c = &versions[&vs.api_version];
+            let c = versions.get(&vs.api_version).unwrap_or(&compare);
             let conflict = vs.set.intersection(&c.modified.union(&c.added));
             if !conflict.is_empty() {
                 conflicts.push((manager.clone(), conflict));

@@ -232,15 +232,17 @@ impl Walk<'_> {
         let mut errors = ValidationErrors::default();
         let keys = union_keys(l, r);
         for key in keys {
-            let element = PathElement::field(key);
-            self.path.push(element.clone());
+            self.path.push(PathElement::field(key));
             let e = self.node(
                 map.entry_type(key),
                 l.and_then(|m| m.get(key)),
                 r.and_then(|m| m.get(key)),
             );
-            errors.extend(e.prefixed(&element));
-            self.path.pop();
+            if let Some(element) = self.path.pop()
+                && !e.is_empty()
+            {
+                errors.extend(e.prefixed(&element));
+            }
         }
         errors
     }

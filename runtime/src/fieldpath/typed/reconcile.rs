@@ -116,20 +116,27 @@ impl Reconcile<'_> {
             .children()
             .iter()
             .map(|(e, _)| e)
-            .filter(|e| !set.has_member(e));
-        let elements: Vec<(PathElement, bool)> = non_members
-            .map(|e| (e.clone(), false))
-            .chain(set.members().iter().map(|e| (e.clone(), true)))
-            .collect();
-        for (element, is_member) in elements {
-            let Some(ty) = type_of(&element) else {
+            .filter(|e| !set.has_member(e))
+            .map(|e| (e, false));
+        let members = set.members().iter().map(|e| (e, true));
+        for (element, is_member) in non_members.chain(members) {
+            let Some(ty) = type_of(element) else { continue };
+            let child = set.child(element);
+            if is_member && child.is_none() && self.is_leaf(ty) {
+                // A member with nothing below it at a scalar: nothing to reconcile.
                 continue;
-            };
-            let child = set.child(&element);
-            self.path.push(element);
+            }
+            self.path.push(element.clone());
             self.node(ty, child, is_member && child.is_none());
             self.path.pop();
         }
+    }
+
+    /// Whether `ty` is only a scalar.
+    fn is_leaf(&self, ty: TypeRef) -> bool {
+        self.schema
+            .resolve(ty)
+            .is_some_and(|a| a.map.is_none() && a.list.is_none())
     }
 }
 
