@@ -61,22 +61,19 @@ impl KindEntry {
             .iter()
             .map(|i| {
                 let schema = built(i.version).unwrap_or_else(|| (i.schema)().to_value());
-                let types = crate::fieldpath::schema::Schema::from_openapi(&schema)
-                    .unwrap_or_else(|_| crate::fieldpath::schema::Schema::deduced());
-                (i, schema, types)
-            })
-            .map(|(i, schema, types)| VersionEntry {
-                name: i.version,
-                served: i.served,
-                schema,
-                types,
-                status: i.status,
-                scale: i.scale,
-                selectable: i
-                    .selectable_fields
-                    .iter()
-                    .map(|p| p.trim_start_matches('.').to_owned())
-                    .collect(),
+                VersionEntry {
+                    name: i.version,
+                    served: i.served,
+                    types: apply::field_types(&schema),
+                    schema,
+                    status: i.status,
+                    scale: i.scale,
+                    selectable: i
+                        .selectable_fields
+                        .iter()
+                        .map(|p| p.trim_start_matches('.').to_owned())
+                        .collect(),
+                }
             })
             .collect();
         KindEntry {
