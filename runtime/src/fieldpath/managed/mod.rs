@@ -11,9 +11,11 @@
 //!   manager names, `before-first-apply`, fields never owned, fields a subresource resets, at
 //!   most ten Update entries, times.
 //! - [`ScaleHandler`]: ownership of the replicas field through the scale subresource.
+//! - [`extract`]: the part of an object one applier owns, as a configuration it could apply.
 
 mod conflict;
 mod entries;
+mod extract;
 mod field_manager;
 mod last_applied;
 mod scale;
@@ -21,6 +23,7 @@ mod updater;
 
 pub use conflict::{Conflict, Conflicts};
 pub use entries::{ManagedFields, ManagedFieldsError, ManagerId, Operation, VersionedSet};
+pub use extract::{ExtractError, extract};
 pub use field_manager::{
     ApplyError, FieldManager, MAX_MANAGER_LENGTH, MAX_UPDATE_MANAGERS, manager_from_user_agent,
 };

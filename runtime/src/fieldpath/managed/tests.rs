@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::{ApplyError, FieldManager, ScaleHandler, manager_from_user_agent};
+use super::{ApplyError, FieldManager, ScaleHandler, extract, manager_from_user_agent};
 use crate::fieldpath::schema::Schema;
 use crate::fieldpath::{Path, Set};
 
@@ -232,4 +232,23 @@ fn requests_without_a_field_manager_are_named_after_their_user_agent() {
     assert_eq!(manager_from_user_agent("my\tctl"), "myctl");
     assert_eq!(manager_from_user_agent(""), "");
     assert_eq!(manager_from_user_agent(&"x".repeat(200)).len(), 128);
+}
+
+#[test]
+fn an_appliers_fields_extract_as_a_configuration() {
+    let fx = Fixture::new();
+    let live = object(json!({"replicas": 3}));
+    let config = json!({"apiVersion": V1, "kind": "K", "metadata": {"name": "o"},
+                        "spec": {"title": "t", "ports": [{"name": "a", "port": 1}]}});
+    let applied = fx
+        .run("2024-01-01T00:00:00Z", |fm| {
+            fm.apply(&live, &config, "alice", false)
+        })
+        .unwrap();
+    let extracted = extract(&fx.schema, &applied, "alice", "").unwrap().unwrap();
+    assert_eq!(
+        extracted,
+        json!({"apiVersion": V1, "kind": "K", "spec": {"title": "t", "ports": [{"name": "a", "port": 1}]}})
+    );
+    assert_eq!(extract(&fx.schema, &applied, "bob", "").unwrap(), None);
 }
