@@ -9,6 +9,7 @@ pub mod client;
 pub mod crd;
 pub mod deepcopy;
 pub mod defaults;
+pub mod fieldpath;
 pub mod fields;
 pub mod informer;
 pub mod registry;

@@ -16,6 +16,7 @@ use super::decode::{self, FieldValidation};
 use super::gojson;
 use super::state::{Change, State, Target, WriteOptions};
 use super::status::ApiError;
+use crate::fieldpath::managed::manager_from_user_agent;
 use crate::resource::Scope;
 use crate::validation::gofmt;
 
@@ -315,6 +316,12 @@ where
         .trim()
         .to_owned();
     let path = parts.uri.path().to_owned();
+    let user_agent = parts
+        .headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
     let method = parts.method.clone();
     let watch_requested = truthy(&query, "watch");
     if watch_requested && inner.faults.take_watch_failure() {
@@ -354,6 +361,7 @@ where
             &bytes,
             &content_type,
             watch_requested,
+            &user_agent,
             &mut warnings,
         )
     };
@@ -410,6 +418,7 @@ fn dispatch(
     body: &[u8],
     content_type: &str,
     watch: bool,
+    user_agent: &str,
     warnings: &mut Vec<String>,
 ) -> Result<Outcome, ApiError> {
     let options = match *method {
@@ -419,7 +428,11 @@ fn dispatch(
     };
     let w = WriteOptions {
         dry_run: param(q, "dryRun") == Some("All"),
-        field_manager: param(q, "fieldManager").map(str::to_owned),
+        // Without `fieldManager`, the manager is named after the User-Agent.
+        field_manager: Some(match param(q, "fieldManager") {
+            Some(m) => m.to_owned(),
+            None => manager_from_user_agent(user_agent),
+        }),
         force: param(q, "force") == Some("true"),
         field_validation: match *method {
             Method::POST | Method::PUT | Method::PATCH => {
@@ -502,7 +515,7 @@ fn dispatch(
                 }
                 "application/json-patch+json" => Change::JsonPatch(decode::json_patch(body)?),
                 "application/apply-patch+yaml" | "application/apply-patch+cbor"
-                    if w.field_manager.as_deref().unwrap_or("").is_empty() =>
+                    if param(q, "fieldManager").unwrap_or("").is_empty() =>
                 {
                     return Err(ApiError::field_manager_required());
                 }

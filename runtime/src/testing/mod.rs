@@ -19,7 +19,6 @@ pub mod backend;
 mod decode;
 #[cfg(feature = "envtest")]
 pub mod envtest;
-mod fields;
 pub mod generate;
 mod gojson;
 mod http;

@@ -72,12 +72,9 @@ pub(super) fn type_check(s: &Schema, data: &Value, path: &str) -> Outcome {
     let has = |t: &str| s.types.iter().any(|x| x == t);
     if data.is_null() {
         if !s.types.is_empty() && !has("null") && !s.nullable {
-            return Outcome::error(OpenApiError::at(
-                Code::InvalidType,
-                path,
-                None,
-                format!("{} must be of type {}", in_body(path), s.types.join(",")),
-            ));
+            // Observed on kube-apiserver v1.36.2: `spec.title: Invalid value: "null":
+            // spec.title in body must be of type string: "null"`.
+            return invalid(&s.types.join(","), "null");
         }
         return ok;
     }

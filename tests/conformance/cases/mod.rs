@@ -1,6 +1,7 @@
 //! The conformance cases, by area.
 
 mod collections;
+mod ownership;
 mod reads;
 mod scalars;
 mod selectors;
@@ -63,6 +64,7 @@ pub fn all() -> Vec<Case> {
         writes::cases(),
         reads::cases(),
         selectors::cases(),
+        ownership::cases(),
     ]
     .concat()
 }

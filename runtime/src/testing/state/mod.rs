@@ -1,13 +1,12 @@
 //! The object store and the apiserver semantics operators depend on.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 use bytes::Bytes;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use super::decode::FieldValidation;
-use super::fields::{self, FieldPath};
 use super::schema_ops::admit;
 use super::status::ApiError;
 use crate::resource::{ResourceInfo, ScaleInfo, Scope};
@@ -20,10 +19,8 @@ mod scale;
 mod watch;
 mod write;
 
-use apply::{record_update, set_entry};
 use watch::Event;
 pub use watch::Watcher;
-use write::strip_for_apply;
 
 /// One served version of a kind.
 pub struct VersionEntry {
@@ -32,6 +29,8 @@ pub struct VersionEntry {
     pub schema: Value,
     pub status: bool,
     pub scale: Option<ScaleInfo>,
+    /// The field types managed fields are tracked with.
+    pub types: crate::fieldpath::schema::Schema,
     /// Field-selector paths without the leading dot.
     pub selectable: Vec<String>,
     /// The apiserver's checks for this version, with the schema compiled once.
@@ -78,6 +77,7 @@ impl KindEntry {
                 VersionEntry {
                     name: i.version,
                     served: i.served,
+                    types: apply::field_types(&schema),
                     schema,
                     status: i.status,
                     scale: i.scale,
@@ -497,12 +497,21 @@ impl State {
         Ok(())
     }
 
-    /// What the apiserver does to a write before storing it: drop disallowed nulls, prune,
-    /// default, then validate as a create, an update of `old`, or a status update.
-    fn admit(&self, t: &Target, object: &mut Value, write: Admission<'_>) -> Result<(), ApiError> {
-        let version = self.version(t);
-        admit(&version.schema, object);
-        let v = &version.validator;
+    /// Schema work on a write as decoding does it: drop disallowed nulls, prune, default.
+    /// An applied configuration keeps its nulls where the schema allows them (see
+    /// [`State::prepare_applied`]).
+    fn prepare(&self, t: &Target, object: &mut Value, applied: bool) -> Result<(), ApiError> {
+        if applied {
+            self.prepare_applied(t, object)?;
+        }
+        admit(&self.version(t).schema, object);
+        Ok(())
+    }
+
+    /// Validates a write as a create, an update of `old`, or a status update. It runs after
+    /// field tracking, as the apiserver validates what its field manager produced.
+    fn validate(&self, t: &Target, object: &Value, write: Admission<'_>) -> Result<(), ApiError> {
+        let v = &self.version(t).validator;
         let errors = match write {
             Admission::Create => v.validate_create(object),
             Admission::Update(old) => v.validate_update(object, old),

@@ -5,11 +5,18 @@ use crate::testing::decode;
 use crate::validation::{BadValue, FieldError};
 
 impl State {
-    pub fn create(
+    pub fn create(&mut self, t: &Target, body: Value, w: &WriteOptions) -> Result<Value, ApiError> {
+        self.create_object(t, body, w, None)
+    }
+
+    /// Creates an object; `applied` holds the managed fields of an apply that creates it
+    /// (otherwise the create is tracked as an Update).
+    fn create_object(
         &mut self,
         t: &Target,
         mut body: Value,
         w: &WriteOptions,
+        applied: Option<Value>,
     ) -> Result<Value, ApiError> {
         if !body.is_object() {
             return Err(ApiError::bad_request("the body must be a JSON object"));
@@ -57,6 +64,7 @@ impl State {
         m["uid"] = json!(format!("00000000-0000-4000-8000-{:012x}", self.sequence));
         m["creationTimestamp"] = json!(now());
         m["generation"] = json!(1);
+        let requested_managed_fields = m.get("managedFields").cloned();
         if let Value::Object(m) = m {
             for k in [
                 "deletionTimestamp",
@@ -68,21 +76,24 @@ impl State {
                 m.remove(k);
             }
         }
-        self.admit(t, &mut body, Admission::Create)?;
+        self.prepare(t, &mut body, applied.is_some())?;
+        match applied {
+            Some(managed) => set_managed_fields(&mut body, managed),
+            None => {
+                if let Some(requested) = requested_managed_fields {
+                    body["metadata"]["managedFields"] = requested;
+                }
+                let live = json!({"apiVersion": body["apiVersion"], "kind": body["kind"]});
+                self.track_update(t, &live, &mut body, w);
+            }
+        }
+        self.validate(t, &body, Admission::Create)?;
         // Validation comes first: an invalid object is refused as invalid even when its name
         // is taken.
         let key = self.key(t, &name);
         if self.objects.contains_key(&key) {
             return Err(ApiError::already_exists(group, plural, &name));
         }
-        let manager = w.field_manager.clone().unwrap_or_else(|| "unknown".into());
-        record_update(
-            &mut body,
-            &Value::Null,
-            &manager,
-            &self.entry(t).api_version(&t.version),
-            None,
-        );
         if w.dry_run {
             return Ok(self.present(t, &body));
         }
@@ -98,6 +109,19 @@ impl State {
         w: &WriteOptions,
         warnings: &mut Vec<String>,
     ) -> Result<(u16, Value), ApiError> {
+        self.write_change(t, change, w, warnings, None)
+    }
+
+    /// A write whose managed fields are `preset` (a scale write translated them), or tracked
+    /// from the change.
+    pub(super) fn write_change(
+        &mut self,
+        t: &Target,
+        change: Change,
+        w: &WriteOptions,
+        warnings: &mut Vec<String>,
+        preset: Option<Value>,
+    ) -> Result<(u16, Value), ApiError> {
         let name = self.name(t)?.to_owned();
         let key = self.key(t, &name);
         if let Change::Replace(body) = &change
@@ -110,40 +134,16 @@ impl State {
             None => {
                 return match change {
                     Change::Apply(applied) if t.subresource.is_none() => {
-                        let mut body = applied.clone();
+                        let e = self.entry(t);
+                        let live = json!({"apiVersion": e.api_version(&t.version), "kind": e.kind});
+                        let mut body = self.apply(t, &live, &applied, w)?;
                         if !body["metadata"].is_object() {
                             body["metadata"] = json!({});
                         }
                         body["metadata"]["name"] = json!(name);
-                        let created = self.create(
-                            t,
-                            body,
-                            &WriteOptions {
-                                field_manager: None,
-                                ..w.clone()
-                            },
-                        )?;
-                        let manager = w.field_manager.clone().unwrap_or_default();
-                        let mut with_owner = created;
-                        // The applier owns what it applied; create's own Update entry goes.
-                        if let Value::Object(m) = &mut with_owner["metadata"] {
-                            m.remove("managedFields");
-                        }
-                        set_entry(
-                            &mut with_owner,
-                            &manager,
-                            "Apply",
-                            None,
-                            &fields::leaves(&applied),
-                            &self.entry(t).api_version(&t.version),
-                        );
-                        if !w.dry_run
-                            && let Some(stored) = self.objects.get_mut(&key)
-                        {
-                            stored["metadata"]["managedFields"] =
-                                with_owner["metadata"]["managedFields"].clone();
-                        }
-                        Ok((201, with_owner))
+                        let managed = body["metadata"]["managedFields"].take();
+                        let created = self.create_object(t, body, w, Some(managed))?;
+                        Ok((201, created))
                     }
                     _ => Err(self.not_found(t, &name)),
                 };
@@ -154,7 +154,6 @@ impl State {
         }
         let status_only = t.subresource.as_deref() == Some("status");
         let api_version = self.entry(t).api_version(&t.version);
-        let manager = w.field_manager.clone().unwrap_or_else(|| "unknown".into());
         let (mut new, applied) = match change {
             Change::Replace(body) => {
                 let current_uid = meta_str(&existing, "uid").unwrap_or("");
@@ -194,26 +193,22 @@ impl State {
                     );
                     return Err(ApiError::invalid(e.group, e.plural, &name, &[error]));
                 }
-                (body, None)
+                (body, false)
             }
             Change::MergePatch(patch, duplicates) => {
                 let mut doc = existing.clone();
                 json_patch::merge(&mut doc, &patch);
                 warnings.extend(self.decode_patched(t, &mut doc, &duplicates, w)?);
-                (doc, None)
+                (doc, false)
             }
             Change::JsonPatch(patch) => {
                 let mut doc = existing.clone();
                 json_patch::patch(&mut doc, &patch)
                     .map_err(|_| ApiError::patch_not_applicable())?;
                 warnings.extend(self.decode_patched(t, &mut doc, &[], w)?);
-                (doc, None)
+                (doc, false)
             }
-            Change::Apply(applied) => {
-                self.check_type(t, &applied)?;
-                let doc = self.apply(t, &existing, &applied, &manager, w.force)?;
-                (doc, Some(applied))
-            }
+            Change::Apply(applied) => (self.apply(t, &existing, &applied, w)?, true),
         };
         if let Some(other) = meta_str(&new, "name").filter(|n| *n != name) {
             return Err(name_mismatch(other, &name));
@@ -236,6 +231,10 @@ impl State {
         // Server-owned metadata comes from the stored object.
         let mut result = if status_only {
             let mut r = existing.clone();
+            // An apply's managed fields come with its result; an Update tracks from the live ones.
+            if applied {
+                set_managed_fields(&mut r, new["metadata"]["managedFields"].clone());
+            }
             r["status"] = new.get("status").cloned().unwrap_or(Value::Null);
             if r["status"].is_null()
                 && let Value::Object(m) = &mut r
@@ -251,7 +250,6 @@ impl State {
                 "deletionTimestamp",
                 "deletionGracePeriodSeconds",
                 "namespace",
-                "managedFields",
             ] {
                 match existing["metadata"].get(k) {
                     Some(v) => new["metadata"][k] = v.clone(),
@@ -279,37 +277,24 @@ impl State {
             result["kind"] = json!(self.entry(t).kind);
         }
         result["metadata"]["resourceVersion"] = json!(current_rv);
-        let admission = if status_only {
-            Admission::Status(&existing)
-        } else {
-            Admission::Update(&existing)
-        };
-        self.admit(t, &mut result, admission)?;
+        self.prepare(t, &mut result, applied)?;
         let spec_changed = without(&result, &["metadata", "status"])
             != without(&existing, &["metadata", "status"]);
         if spec_changed && !status_only {
             let generation = existing["metadata"]["generation"].as_i64().unwrap_or(1);
             result["metadata"]["generation"] = json!(generation + 1);
         }
-        let subresource = status_only.then_some("status");
-        match &applied {
-            Some(applied) => {
-                let owned = fields::leaves(&strip_for_apply(
-                    applied,
-                    status_only,
-                    self.version(t).status,
-                ));
-                set_entry(
-                    &mut result,
-                    &manager,
-                    "Apply",
-                    subresource,
-                    &owned,
-                    &api_version,
-                );
-            }
-            None => record_update(&mut result, &existing, &manager, &api_version, subresource),
+        match preset {
+            Some(managed) => set_managed_fields(&mut result, managed),
+            None if !applied => self.track_update(t, &existing, &mut result, w),
+            None => {}
         }
+        let admission = if status_only {
+            Admission::Status(&existing)
+        } else {
+            Admission::Update(&existing)
+        };
+        self.validate(t, &result, admission)?;
         if without(&result, &["metadata"]) == without(&existing, &["metadata"])
             && result["metadata"] == existing["metadata"]
         {
@@ -390,29 +375,13 @@ pub(super) fn suffix(n: u64) -> String {
         .collect()
 }
 
-/// An applied configuration without what apply does not own: server metadata, and status
-/// (or everything but status, for the status subresource).
-pub(super) fn strip_for_apply(applied: &Value, status_only: bool, has_status: bool) -> Value {
-    let mut a = applied.clone();
-    if let Value::Object(m) = &mut a {
-        if status_only {
-            m.retain(|k, _| k == "status" || k == "apiVersion" || k == "kind");
-        } else if has_status {
-            m.remove("status");
+/// Sets `metadata.managedFields` (removes it for `null`).
+fn set_managed_fields(object: &mut Value, managed: Value) {
+    if managed.is_null() {
+        if let Value::Object(m) = &mut object["metadata"] {
+            m.remove("managedFields");
         }
-        if let Some(Value::Object(meta)) = m.get_mut("metadata") {
-            meta.retain(|k, _| {
-                matches!(
-                    k.as_str(),
-                    "labels"
-                        | "annotations"
-                        | "finalizers"
-                        | "ownerReferences"
-                        | "name"
-                        | "namespace"
-                )
-            });
-        }
+    } else {
+        object["metadata"]["managedFields"] = managed;
     }
-    a
 }
