@@ -448,7 +448,7 @@ fn dispatch(
             body,
             entry.kind,
             &entry.api_version(&t.version),
-            |version| entry.version(version).map(|v| v.schema.clone()),
+            |version| entry.version(version).map(|v| &v.schema),
             w.field_validation,
         )?;
         warnings.extend(found);

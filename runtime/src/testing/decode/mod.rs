@@ -62,11 +62,11 @@ fn strict_errors(duplicates: &[String], unknown: &[String]) -> Vec<String> {
 /// A create or update body for a resource of kind `kind` (served at `api_version`),
 /// decoded and coerced with `schema` — the schema of the version the body names, `None` when
 /// no served version has that name. Returns the object and the warnings to send.
-pub fn write_body(
+pub fn write_body<'s>(
     data: &[u8],
     kind: &str,
     api_version: &str,
-    schema: impl Fn(&str) -> Option<Value>,
+    schema: impl Fn(&str) -> Option<&'s Value>,
     directive: FieldValidation,
 ) -> Result<(Value, Vec<String>), ApiError> {
     let mut object = self::object(data, kind)?;
@@ -87,7 +87,7 @@ pub fn write_body(
     let own_kind = body_kind == kind && Some(group) == api_version.rsplit_once('/').map(|g| g.0);
     // The apiserver prunes only objects of its own group and kind.
     let unknown = match own_kind {
-        true => coerce(schema(version).as_ref(), &mut object),
+        true => coerce(schema(version), &mut object),
         false => coerce::coerce_metadata(&mut object),
     }
     .map_err(cannot)?;
@@ -110,12 +110,14 @@ pub fn patched_object(
     patch_duplicates: &[String],
     directive: FieldValidation,
 ) -> Result<Vec<String>, ApiError> {
-    let as_patched = gofmt::marshal(doc);
+    // Failures quote the patched object as it was before coercion; it is written out only
+    // when something fails.
+    let patched = doc.clone();
     let invalid = |why: String| {
-        let error = FieldError::invalid("patch", BadValue::str(&as_patched), why);
+        let error = FieldError::invalid("patch", BadValue::str(gofmt::marshal(&patched)), why);
         ApiError::invalid("", "", "", &[error])
     };
-    let unknown = coerce(Some(schema), doc).map_err(invalid)?;
+    let unknown = coerce(Some(schema), doc).map_err(&invalid)?;
     let strict = strict_errors(patch_duplicates, &unknown);
     match directive {
         FieldValidation::Strict if !strict.is_empty() => Err(invalid(format!(
