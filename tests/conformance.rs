@@ -94,8 +94,7 @@ async fn the_in_memory_server_answers_like_the_apiserver() {
         report.compare(case, &ours, &reference);
     }
     if record {
-        let text = serde_json::to_string_pretty(&recording).unwrap();
-        std::fs::write(RECORDING, text + "\n").unwrap();
+        std::fs::write(RECORDING, recording_text(&recording)).unwrap();
     }
 
     let against = if real.is_some() { "live" } else { "recorded" };
@@ -126,6 +125,21 @@ async fn the_in_memory_server_answers_like_the_apiserver() {
         report.total,
         report.differences
     );
+}
+
+/// The recording as one line per case, so a re-recording's diff names the cases that changed.
+fn recording_text(recording: &Recording) -> String {
+    let lines: Vec<String> = recording
+        .iter()
+        .map(|(name, answers)| {
+            format!(
+                "  {}: {}",
+                serde_json::to_string(name).unwrap(),
+                serde_json::to_string(answers).unwrap()
+            )
+        })
+        .collect();
+    format!("{{\n{}\n}}\n", lines.join(",\n"))
 }
 
 #[derive(Default)]
