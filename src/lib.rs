@@ -6,7 +6,7 @@
 //! a typed client (`client.cron_jobs("ns")`), a lister over a shared indexed cache, an
 //! informer accessor on [`informer::SharedInformerFactory`], and a registry that `crdgen`
 //! prints from. With the `testing` feature, `testing::ApiServer` is an in-memory API server
-//! to run all of it against.
+//! to run all of it against; with `envtest`, `testing::Envtest` runs a real kube-apiserver.
 //!
 //! ```
 //! use kubegen::prelude::*;
@@ -33,13 +33,22 @@
 //! See the README for the full list of `#[resource]` keys and markers.
 
 pub use kubegen_derive::{ApiType, CustomResource};
+
+/// Runs an `async fn name(env: testing::TestEnv)` test on every backend: as `name::in_memory`
+/// on the in-memory server, and as `name::on_apiserver` on the real apiserver that
+/// `KUBEGEN_TEST_KUBECONFIG` or `KUBEBUILDER_ASSETS` configures (it passes without running
+/// when neither is set). `#[kubegen::test(in_memory)]` makes only the first, for tests that
+/// inject faults. See [`testing::backend`].
+#[cfg(feature = "testing")]
+pub use kubegen_derive::test;
 pub use kubegen_runtime::{
     ApiFields, CrdError, CustomResource, DeepCopy, Defaults, FieldInfo, List, PrinterColumn,
-    ResourceInfo, ScaleInfo, Scope, cache, client, crd, crdgen, informer, registry, schema,
-    selector, workqueue,
+    ResourceInfo, ScaleInfo, Scope, cache, client, crd, crdgen, fieldpath, informer, registry,
+    schema, selector, validation, workqueue,
 };
 
-/// The in-memory API server for tests (feature `testing`).
+/// The in-memory API server for tests (feature `testing`), and `Envtest`, a real etcd +
+/// kube-apiserver from `KUBEBUILDER_ASSETS` (feature `envtest`).
 #[cfg(feature = "testing")]
 pub use kubegen_runtime::testing;
 

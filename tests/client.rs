@@ -16,12 +16,12 @@ use serde_json::json;
 mod common;
 
 use common::api::*;
-use common::{env, gadget, rv};
+use common::{gadget, rv};
+use kubegen::testing::TestEnv;
 
-#[tokio::test]
-async fn create_get_list_update_delete() {
-    let e = env().await;
-    let gadgets = e.client.gadgets(&e.ns);
+#[kubegen::test]
+async fn create_get_list_update_delete(e: TestEnv) {
+    let gadgets = e.client.gadgets(&e.namespace);
     let created = gadgets.create(&gadget("a", "red")).await.unwrap();
     let meta = &created.metadata;
     assert!(
@@ -33,7 +33,7 @@ async fn create_get_list_update_delete() {
         "creationTimestamp is set by the server"
     );
     assert_eq!(meta.generation, Some(1));
-    assert_eq!(meta.namespace.as_deref(), Some(e.ns.as_str()));
+    assert_eq!(meta.namespace.as_deref(), Some(e.namespace.as_str()));
 
     let got = gadgets.get("a").await.unwrap();
     assert_eq!(got, created);
@@ -61,12 +61,11 @@ async fn create_get_list_update_delete() {
     assert!(gadgets.get_opt("a").await.unwrap().is_none());
 }
 
-#[tokio::test]
-async fn resource_versions_increase_across_the_server() {
-    let e = env().await;
+#[kubegen::test]
+async fn resource_versions_increase_across_the_server(e: TestEnv) {
     let a = e
         .client
-        .gadgets(&e.ns)
+        .gadgets(&e.namespace)
         .create(&gadget("a", "red"))
         .await
         .unwrap();
@@ -74,14 +73,14 @@ async fn resource_versions_increase_across_the_server() {
         .client
         .plains()
         .create(&Plain::new(
-            &format!("{}-p", e.ns),
+            &format!("{}-p", e.namespace),
             PlainSpec { value: "v".into() },
         ))
         .await
         .unwrap();
     let b = e
         .client
-        .gadgets(&e.ns)
+        .gadgets(&e.namespace)
         .create(&gadget("b", "red"))
         .await
         .unwrap();
@@ -94,10 +93,9 @@ async fn resource_versions_increase_across_the_server() {
     );
 }
 
-#[tokio::test]
-async fn stale_updates_conflict_and_retry_on_conflict_recovers() {
-    let e = env().await;
-    let gadgets = e.client.gadgets(&e.ns);
+#[kubegen::test]
+async fn stale_updates_conflict_and_retry_on_conflict_recovers(e: TestEnv) {
+    let gadgets = e.client.gadgets(&e.namespace);
     let first = gadgets.create(&gadget("a", "red")).await.unwrap();
     let mut newer = first.clone();
     newer.spec.note = Some("newer".into());
@@ -132,20 +130,18 @@ async fn stale_updates_conflict_and_retry_on_conflict_recovers() {
     );
 }
 
-#[tokio::test]
-async fn creating_an_existing_name_is_already_exists() {
-    let e = env().await;
-    let gadgets = e.client.gadgets(&e.ns);
+#[kubegen::test]
+async fn creating_an_existing_name_is_already_exists(e: TestEnv) {
+    let gadgets = e.client.gadgets(&e.namespace);
     gadgets.create(&gadget("a", "red")).await.unwrap();
     let err = gadgets.create(&gadget("a", "blue")).await.unwrap_err();
     assert!(matches!(err, ClientError::AlreadyExists(_)), "{err}");
     assert_eq!(err.status().unwrap().reason, "AlreadyExists");
 }
 
-#[tokio::test]
-async fn generation_and_the_status_subresource() {
-    let e = env().await;
-    let gadgets = e.client.gadgets(&e.ns);
+#[kubegen::test]
+async fn generation_and_the_status_subresource(e: TestEnv) {
+    let gadgets = e.client.gadgets(&e.namespace);
     let mut g = gadget("a", "red");
     g.status = Some(GadgetStatus {
         replicas: 9,
@@ -208,10 +204,9 @@ async fn generation_and_the_status_subresource() {
     );
 }
 
-#[tokio::test]
-async fn finalizers_hold_deletion() {
-    let e = env().await;
-    let gadgets = e.client.gadgets(&e.ns);
+#[kubegen::test]
+async fn finalizers_hold_deletion(e: TestEnv) {
+    let gadgets = e.client.gadgets(&e.namespace);
     let mut g = gadget("a", "red");
     g.metadata.finalizers = Some(vec!["kubegen.dev/cleanup".into()]);
     gadgets.create(&g).await.unwrap();
@@ -233,11 +228,13 @@ async fn finalizers_hold_deletion() {
     );
 }
 
-#[tokio::test]
-async fn scope_is_enforced() {
-    let e = env().await;
+#[kubegen::test]
+async fn scope_is_enforced(e: TestEnv) {
     let paths = [
-        format!("/apis/client.kubegen.dev/v1/namespaces/{}/plains", e.ns),
+        format!(
+            "/apis/client.kubegen.dev/v1/namespaces/{}/plains",
+            e.namespace
+        ),
         "/apis/client.kubegen.dev/v1/gadgets/a".to_string(),
     ];
     for path in paths {
@@ -252,7 +249,7 @@ async fn scope_is_enforced() {
         .client
         .plains()
         .create(&Plain::new(
-            &format!("{}-p", e.ns),
+            &format!("{}-p", e.namespace),
             PlainSpec { value: "x".into() },
         ))
         .await
@@ -263,10 +260,9 @@ async fn scope_is_enforced() {
     );
 }
 
-#[tokio::test]
-async fn label_selectors() {
-    let e = env().await;
-    let gadgets = e.client.gadgets(&e.ns);
+#[kubegen::test]
+async fn label_selectors(e: TestEnv) {
+    let gadgets = e.client.gadgets(&e.namespace);
     for (name, labels) in [
         ("a", vec![("app", "web"), ("tier", "front")]),
         ("b", vec![("app", "api")]),
@@ -310,10 +306,9 @@ async fn label_selectors() {
     assert!(matches!(err, ClientError::BadRequest(_)), "{err}");
 }
 
-#[tokio::test]
-async fn field_selectors() {
-    let e = env().await;
-    let gadgets = e.client.gadgets(&e.ns);
+#[kubegen::test]
+async fn field_selectors(e: TestEnv) {
+    let gadgets = e.client.gadgets(&e.namespace);
     gadgets.create(&gadget("a", "red")).await.unwrap();
     gadgets.create(&gadget("b", "blue")).await.unwrap();
     let one = |fields: &'static str| {
@@ -333,7 +328,7 @@ async fn field_selectors() {
         "declared selectable fields work"
     );
     let ns_filter: &'static str =
-        Box::leak(format!("metadata.namespace={}", e.ns).into_boxed_str());
+        Box::leak(format!("metadata.namespace={}", e.namespace).into_boxed_str());
     assert_eq!(one(ns_filter).await.unwrap(), 2);
     assert!(
         matches!(one("spec.note=x").await, Err(ClientError::BadRequest(_))),
@@ -341,10 +336,9 @@ async fn field_selectors() {
     );
 }
 
-#[tokio::test]
-async fn pagination_with_limit_and_continue() {
-    let e = env().await;
-    let gadgets = e.client.gadgets(&e.ns);
+#[kubegen::test]
+async fn pagination_with_limit_and_continue(e: TestEnv) {
+    let gadgets = e.client.gadgets(&e.namespace);
     for i in 0..7 {
         gadgets
             .create(&gadget(&format!("g{i}"), "red"))
@@ -386,10 +380,9 @@ async fn next_event(
     }
 }
 
-#[tokio::test]
-async fn watch_from_a_resource_version() {
-    let e = env().await;
-    let gadgets = e.client.gadgets(&e.ns);
+#[kubegen::test]
+async fn watch_from_a_resource_version(e: TestEnv) {
+    let gadgets = e.client.gadgets(&e.namespace);
     let start = gadgets.create(&gadget("before", "red")).await.unwrap();
     let mut stream = gadgets
         .watch(
@@ -418,10 +411,9 @@ async fn watch_from_a_resource_version() {
     }
 }
 
-#[tokio::test]
-async fn watch_bookmarks_when_asked() {
-    let e = env().await;
-    let gadgets = e.client.gadgets(&e.ns);
+#[kubegen::test]
+async fn watch_bookmarks_when_asked(e: TestEnv) {
+    let gadgets = e.client.gadgets(&e.namespace);
     if let Some(server) = &e.server {
         server.set_bookmark_interval(Duration::from_millis(100));
     }
@@ -448,11 +440,10 @@ async fn watch_bookmarks_when_asked() {
     assert!(b.metadata.resource_version.parse::<u64>().unwrap() >= rv(&created));
 }
 
-#[tokio::test]
-async fn watch_from_an_expired_resource_version_is_gone() {
-    let e = env().await;
-    let Some(server) = &e.server else { return }; // needs the retained window to be small
-    let gadgets = e.client.gadgets(&e.ns);
+#[kubegen::test(in_memory)]
+async fn watch_from_an_expired_resource_version_is_gone(e: TestEnv) {
+    let server = e.in_memory_server(); // needs the retained window to be small
+    let gadgets = e.client.gadgets(&e.namespace);
     server.set_watch_window(2);
     let first = gadgets.create(&gadget("a", "red")).await.unwrap();
     for i in 0..5 {
@@ -481,10 +472,9 @@ async fn watch_from_an_expired_resource_version_is_gone() {
     }
 }
 
-#[tokio::test]
-async fn merge_json_and_apply_patches() {
-    let e = env().await;
-    let gadgets = e.client.gadgets(&e.ns);
+#[kubegen::test]
+async fn merge_json_and_apply_patches(e: TestEnv) {
+    let gadgets = e.client.gadgets(&e.namespace);
     gadgets.create(&gadget("a", "red")).await.unwrap();
     let merged = gadgets
         .patch(
@@ -571,10 +561,9 @@ async fn merge_json_and_apply_patches() {
     assert_eq!(typed.spec.color, "red");
 }
 
-#[tokio::test]
-async fn generate_name_and_dry_run() {
-    let e = env().await;
-    let gadgets = e.client.gadgets(&e.ns);
+#[kubegen::test]
+async fn generate_name_and_dry_run(e: TestEnv) {
+    let gadgets = e.client.gadgets(&e.namespace);
     let mut g = gadget("", "red");
     g.metadata.name = None;
     g.metadata.generate_name = Some("gen-".into());
@@ -603,12 +592,11 @@ async fn generate_name_and_dry_run() {
     );
 }
 
-#[tokio::test]
-async fn server_side_defaults_pruning_and_validation() {
-    let e = env().await;
+#[kubegen::test]
+async fn server_side_defaults_pruning_and_validation(e: TestEnv) {
     let raw: kube::Api<kube::core::DynamicObject> = kube::Api::namespaced_with(
         e.client.clone(),
-        &e.ns,
+        &e.namespace,
         &kube::core::ApiResource::erase::<Gadget>(&()),
     );
     let object = |spec: serde_json::Value| -> kube::core::DynamicObject {
@@ -677,10 +665,9 @@ async fn server_side_defaults_pruning_and_validation() {
     }
 }
 
-#[tokio::test]
-async fn delete_preconditions_and_collections() {
-    let e = env().await;
-    let gadgets = e.client.gadgets(&e.ns);
+#[kubegen::test]
+async fn delete_preconditions_and_collections(e: TestEnv) {
+    let gadgets = e.client.gadgets(&e.namespace);
     gadgets.create(&gadget("a", "red")).await.unwrap();
     let wrong_uid = DeleteParams {
         preconditions: Some(Preconditions {
@@ -730,10 +717,9 @@ async fn delete_preconditions_and_collections() {
     assert_eq!(left, ["z"]);
 }
 
-#[tokio::test]
-async fn the_scale_subresource() {
-    let e = env().await;
-    let gadgets = e.client.gadgets(&e.ns);
+#[kubegen::test]
+async fn the_scale_subresource(e: TestEnv) {
+    let gadgets = e.client.gadgets(&e.namespace);
     gadgets.create(&gadget("a", "red")).await.unwrap();
     let scale = gadgets.get_scale("a").await.unwrap();
     assert_eq!(scale.spec.as_ref().unwrap().replicas, Some(2));
@@ -758,11 +744,10 @@ async fn the_scale_subresource() {
     );
 }
 
-#[tokio::test]
-async fn typed_errors_for_injected_faults() {
-    let e = env().await;
-    let Some(server) = &e.server else { return };
-    let gadgets = e.client.gadgets(&e.ns);
+#[kubegen::test(in_memory)]
+async fn typed_errors_for_injected_faults(e: TestEnv) {
+    let server = e.in_memory_server();
+    let gadgets = e.client.gadgets(&e.namespace);
     server.faults().fail_next(1, 500);
     assert!(matches!(gadgets.get("x").await, Err(ClientError::Server(s)) if s.code == 500));
     server.faults().throttle_next(1, 3);
@@ -795,11 +780,10 @@ async fn typed_errors_for_injected_faults() {
     server.faults().set_latency(Duration::ZERO);
 }
 
-#[tokio::test]
-async fn dropped_watches_end_the_stream() {
-    let e = env().await;
-    let Some(server) = &e.server else { return };
-    let gadgets = e.client.gadgets(&e.ns);
+#[kubegen::test(in_memory)]
+async fn dropped_watches_end_the_stream(e: TestEnv) {
+    let server = e.in_memory_server();
+    let gadgets = e.client.gadgets(&e.namespace);
     let mut stream = gadgets
         .watch(&WatchParams::default().disable_bookmarks(), "0")
         .await
@@ -813,13 +797,12 @@ async fn dropped_watches_end_the_stream() {
     assert!(end.is_none(), "{end:?}");
 }
 
-#[tokio::test]
-async fn malformed_requests_get_a_status_not_a_panic() {
-    let e = env().await;
-    if e.server.is_none() {
-        return;
-    }
-    let base = format!("/apis/client.kubegen.dev/v1/namespaces/{}/gadgets", e.ns);
+#[kubegen::test]
+async fn malformed_requests_get_a_status_not_a_panic(e: TestEnv) {
+    let base = format!(
+        "/apis/client.kubegen.dev/v1/namespaces/{}/gadgets",
+        e.namespace
+    );
     let cases = [
         (
             http::Request::post(&base)
@@ -857,7 +840,7 @@ async fn malformed_requests_get_a_status_not_a_panic() {
                 .unwrap(),
             404,
         ),
-        (http::Request::put(&base).body(b"{}".to_vec()).unwrap(), 405),
+        (http::Request::put(&base).body(b"{}".to_vec()).unwrap(), 400),
     ];
     for (req, code) in cases {
         let what = format!("{} {}", req.method(), req.uri());
@@ -870,12 +853,11 @@ async fn malformed_requests_get_a_status_not_a_panic() {
     }
 }
 
-#[tokio::test]
-async fn concurrent_clients_and_slow_watchers() {
-    let e = env().await;
-    let Some(server) = &e.server else { return };
+#[kubegen::test(in_memory)]
+async fn concurrent_clients_and_slow_watchers(e: TestEnv) {
+    let server = e.in_memory_server();
     server.set_watch_queue(4);
-    let gadgets = e.client.gadgets(&e.ns);
+    let gadgets = e.client.gadgets(&e.namespace);
     // A watcher that never reads: the server drops it instead of buffering forever.
     let _idle = gadgets
         .watch(&WatchParams::default().disable_bookmarks(), "0")
@@ -906,17 +888,13 @@ async fn concurrent_clients_and_slow_watchers() {
     assert_eq!(server.open_watches(), 0, "the idle watcher was dropped");
 }
 
-#[tokio::test]
-async fn defaults_are_applied_client_side_only_when_asked() {
-    let e = env().await;
-    if e.server.is_none() {
-        return; // a real apiserver applies schema defaults anyway
-    }
+#[kubegen::test]
+async fn defaults_are_applied_client_side_only_when_asked(e: TestEnv) {
     let mut g = gadget("plain", "red");
     g.spec.replicas = None;
     let sent_without = e
         .client
-        .gadgets(&e.ns)
+        .gadgets(&e.namespace)
         .create_with(
             &PostParams {
                 dry_run: true,
@@ -934,21 +912,20 @@ async fn defaults_are_applied_client_side_only_when_asked() {
     let mut h = gadget("h", "red");
     h.spec.replicas = None;
     h.metadata.labels = Some(BTreeMap::from([("k".to_string(), "v".to_string())]));
-    let with = e.client.gadgets(&e.ns).with_defaults();
+    let with = e.client.gadgets(&e.namespace).with_defaults();
     assert_eq!(with.create(&h).await.unwrap().spec.replicas, Some(1));
 }
 
-#[tokio::test]
-async fn wire_format_has_api_version_and_kind() {
-    let e = env().await;
+#[kubegen::test]
+async fn wire_format_has_api_version_and_kind(e: TestEnv) {
     e.client
-        .gadgets(&e.ns)
+        .gadgets(&e.namespace)
         .create(&gadget("a", "red"))
         .await
         .unwrap();
     let req = http::Request::get(format!(
         "/apis/client.kubegen.dev/v1/namespaces/{}/gadgets/a",
-        e.ns
+        e.namespace
     ))
     .body(vec![])
     .unwrap();
@@ -960,9 +937,8 @@ async fn wire_format_has_api_version_and_kind() {
     );
 }
 
-#[tokio::test]
-async fn discovery_finds_the_kinds() {
-    let e = env().await;
+#[kubegen::test]
+async fn discovery_finds_the_kinds(e: TestEnv) {
     let discovery = kube::Discovery::new(e.client.clone())
         .filter(&["client.kubegen.dev"])
         .run()
@@ -978,47 +954,47 @@ async fn discovery_finds_the_kinds() {
         kinds.contains(&"Gadget".to_string()) && kinds.contains(&"Plain".to_string()),
         "{kinds:?}"
     );
-    if e.server.is_some() {
-        let crds: kube::Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> = kube::Api::all(e.client.clone());
-        let names: Vec<String> = crds
-            .list(&Default::default())
+    let crds: kube::Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> = kube::Api::all(e.client.clone());
+    let names: Vec<String> = crds
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter_map(|c| c.metadata.name)
+        .collect();
+    assert!(
+        names.contains(&"gadgets.client.kubegen.dev".to_string()),
+        "{names:?}"
+    );
+}
+
+#[kubegen::test]
+async fn the_all_namespaces_client_lists_and_watches(e: TestEnv) {
+    let ns2 = format!("{}-b", e.namespace);
+    e.create_namespace(&ns2).await.unwrap();
+    // Other tests share a real apiserver: this test's objects carry a label of their own.
+    let label = ("test".to_string(), e.namespace.clone());
+    let selector = format!("test={}", e.namespace);
+    for (ns, name) in [(&e.namespace, "a"), (&ns2, "b")] {
+        let mut g = gadget(name, "red");
+        g.metadata.labels = Some(BTreeMap::from([label.clone()]));
+        e.client.gadgets(ns).create(&g).await.unwrap();
+    }
+    let all = e.client.gadgets_all_namespaces();
+    assert_eq!(
+        all.list(&ListParams::default().labels(&selector))
             .await
             .unwrap()
             .items
-            .into_iter()
-            .filter_map(|c| c.metadata.name)
-            .collect();
-        assert!(
-            names.contains(&"gadgets.client.kubegen.dev".to_string()),
-            "{names:?}"
-        );
-    }
-}
-
-#[tokio::test]
-async fn the_all_namespaces_client_lists_and_watches() {
-    let e = env().await;
-    let ns2 = format!("{}-b", e.ns);
-    if e.server.is_none() {
-        return; // would need a second namespace created on the cluster
-    }
-    e.client
-        .gadgets(&e.ns)
-        .create(&gadget("a", "red"))
-        .await
-        .unwrap();
-    e.client
-        .gadgets(&ns2)
-        .create(&gadget("b", "red"))
-        .await
-        .unwrap();
-    let all = e.client.gadgets_all_namespaces();
-    assert_eq!(
-        all.list(&ListParams::default()).await.unwrap().items.len(),
+            .len(),
         2
     );
     let mut stream = all
-        .watch(&WatchParams::default().disable_bookmarks(), "0")
+        .watch(
+            &WatchParams::default().labels(&selector).disable_bookmarks(),
+            "0",
+        )
         .await
         .unwrap()
         .boxed();
@@ -1029,14 +1005,13 @@ async fn the_all_namespaces_client_lists_and_watches() {
         }
     }
     seen.sort();
-    assert_eq!(seen, [e.ns.clone(), ns2]);
+    assert_eq!(seen, [e.namespace.clone(), ns2]);
 }
 
-// Multi-threaded: the server keeps serving while the test waits for kubectl.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_server_listens_on_loopback() {
-    let e = env().await;
-    let Some(server) = &e.server else { return };
+// The test runtime is multi-threaded: the server keeps serving while the test waits for kubectl.
+#[kubegen::test(in_memory)]
+async fn the_server_listens_on_loopback(e: TestEnv) {
+    let server = e.in_memory_server();
     let addr = server.listen().await.unwrap();
     let config = kube::Config::new(format!("http://{addr}").parse().unwrap());
     let client = kube::Client::try_from(config).unwrap();
@@ -1208,9 +1183,8 @@ async fn the_server_listens_on_loopback() {
     );
 }
 
-#[tokio::test]
-async fn installing_crds_waits_until_they_are_established() {
-    let e = env().await;
+#[kubegen::test]
+async fn installing_crds_waits_until_they_are_established(e: TestEnv) {
     let names = kubegen::crd::install(&e.client, "kubegen-test", Duration::from_secs(30))
         .await
         .unwrap();

@@ -1,5 +1,5 @@
-//! Shared informers and listers against the in-memory server (or a real cluster with
-//! `KUBEGEN_TEST_KUBECONFIG`; the fault-injection cases skip there).
+//! Shared informers and listers, on the in-memory server and on a real apiserver when one is
+//! configured (`#[kubegen::test]`); the fault-injection cases run in memory only.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -12,7 +12,8 @@ use kubegen::selector::LabelSelector;
 mod common;
 
 use common::api::*;
-use common::{Env, env, gadget};
+use common::gadget;
+use kubegen::testing::TestEnv;
 
 /// Applies handler events to its own view and records anything inconsistent: an add for an
 /// object it already has, an update or delete for one it does not.
@@ -80,9 +81,9 @@ impl ResourceEventHandler<Gadget> for Arc<Recorder> {
 }
 
 /// What the server holds for the test namespace, as name → resourceVersion.
-async fn server_state(e: &Env) -> BTreeMap<String, String> {
+async fn server_state(e: &TestEnv) -> BTreeMap<String, String> {
     e.client
-        .gadgets(&e.ns)
+        .gadgets(&e.namespace)
         .list(&ListParams::default())
         .await
         .unwrap()
@@ -98,13 +99,13 @@ async fn server_state(e: &Env) -> BTreeMap<String, String> {
 }
 
 /// Waits until the recorder's view and the informer's cache equal the server's state.
-async fn converges(e: &Env, recorder: &Arc<Recorder>, lister: &GadgetLister) {
+async fn converges(e: &TestEnv, recorder: &Arc<Recorder>, lister: &GadgetLister) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     loop {
         let want = server_state(e).await;
         let view = recorder.view.lock().unwrap().clone();
         let cached: BTreeMap<String, String> = lister
-            .gadgets(&e.ns)
+            .gadgets(&e.namespace)
             .list(&LabelSelector::everything())
             .iter()
             .map(|g| {
@@ -126,17 +127,16 @@ async fn converges(e: &Env, recorder: &Arc<Recorder>, lister: &GadgetLister) {
     assert_eq!(*recorder.problems.lock().unwrap(), Vec::<String>::new());
 }
 
-fn factory(e: &Env) -> SharedInformerFactory {
-    SharedInformerFactory::new(e.client.clone()).namespace(&e.ns)
+fn factory(e: &TestEnv) -> SharedInformerFactory {
+    SharedInformerFactory::new(e.client.clone()).namespace(&e.namespace)
 }
 
-#[tokio::test]
-async fn listers_read_the_synced_cache() {
-    let e = env().await;
+#[kubegen::test]
+async fn listers_read_the_synced_cache(e: TestEnv) {
     for (n, color) in [("a", "red"), ("b", "blue"), ("c", "red")] {
         let mut g = gadget(n, color);
         g.metadata.labels = Some(BTreeMap::from([("color".to_string(), color.to_string())]));
-        e.client.gadgets(&e.ns).create(&g).await.unwrap();
+        e.client.gadgets(&e.namespace).create(&g).await.unwrap();
     }
     let f = factory(&e);
     let informer = f.gadgets();
@@ -159,24 +159,26 @@ async fn listers_read_the_synced_cache() {
             .len(),
         2
     );
-    assert_eq!(lister.gadgets(&e.ns).get("b").unwrap().spec.color, "blue");
+    assert_eq!(
+        lister.gadgets(&e.namespace).get("b").unwrap().spec.color,
+        "blue"
+    );
     assert!(lister.gadgets("elsewhere").get("b").is_none());
     assert_eq!(
         lister
-            .gadgets(&e.ns)
+            .gadgets(&e.namespace)
             .list(&LabelSelector::parse("color!=red").unwrap())
             .len(),
         1
     );
     assert_eq!(lister.by_index("by-color", "red").len(), 2);
-    assert_eq!(lister.by_index("namespace", &e.ns).len(), 3);
+    assert_eq!(lister.by_index("namespace", &e.namespace).len(), 3);
     f.shutdown();
 }
 
-#[tokio::test]
-async fn strip_managed_fields_leaves_them_out_of_the_cache() {
-    let e = env().await;
-    let gadgets = e.client.gadgets(&e.ns);
+#[kubegen::test]
+async fn strip_managed_fields_leaves_them_out_of_the_cache(e: TestEnv) {
+    let gadgets = e.client.gadgets(&e.namespace);
     gadgets
         .apply(&gadget("a", "red"), "kubegen-test", false)
         .await
@@ -196,7 +198,7 @@ async fn strip_managed_fields_leaves_them_out_of_the_cache() {
         .unwrap();
     let lister = GadgetLister::from(&informer);
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    while lister.gadgets(&e.ns).get("b").is_none() {
+    while lister.gadgets(&e.namespace).get("b").is_none() {
         assert!(tokio::time::Instant::now() < deadline, "b never arrived");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -212,15 +214,14 @@ async fn strip_managed_fields_leaves_them_out_of_the_cache() {
             "the server tracks managed fields for {n}"
         );
         on_server.metadata.managed_fields = None;
-        let cached = lister.gadgets(&e.ns).get(n).unwrap();
+        let cached = lister.gadgets(&e.namespace).get(n).unwrap();
         assert_eq!(*cached, on_server, "everything but managedFields is cached");
     }
     f.shutdown();
 }
 
-#[tokio::test]
-async fn one_watch_per_kind_however_many_callers() {
-    let e = env().await;
+#[kubegen::test]
+async fn one_watch_per_kind_however_many_callers(e: TestEnv) {
     let f = factory(&e);
     let first = f.gadgets();
     let second = f.gadgets();
@@ -249,10 +250,9 @@ async fn one_watch_per_kind_however_many_callers() {
     }
 }
 
-#[tokio::test]
-async fn handlers_see_adds_updates_and_deletes() {
-    let e = env().await;
-    let gadgets = e.client.gadgets(&e.ns);
+#[kubegen::test]
+async fn handlers_see_adds_updates_and_deletes(e: TestEnv) {
+    let gadgets = e.client.gadgets(&e.namespace);
     gadgets.create(&gadget("before", "red")).await.unwrap();
     let f = factory(&e);
     let informer = f.gadgets();
@@ -287,10 +287,10 @@ async fn handlers_see_adds_updates_and_deletes() {
     assert_eq!(
         log,
         [
-            format!("add {}/before", e.ns),
-            format!("add {}/a", e.ns),
-            format!("update {}/a", e.ns),
-            format!("delete {}/before", e.ns)
+            format!("add {}/before", e.namespace),
+            format!("add {}/a", e.namespace),
+            format!("update {}/a", e.namespace),
+            format!("delete {}/before", e.namespace)
         ]
     );
 
@@ -301,11 +301,10 @@ async fn handlers_see_adds_updates_and_deletes() {
     f.shutdown();
 }
 
-#[tokio::test]
-async fn periodic_resync_replays_the_cache() {
-    let e = env().await;
+#[kubegen::test]
+async fn periodic_resync_replays_the_cache(e: TestEnv) {
     e.client
-        .gadgets(&e.ns)
+        .gadgets(&e.namespace)
         .create(&gadget("a", "red"))
         .await
         .unwrap();
@@ -329,7 +328,7 @@ async fn periodic_resync_replays_the_cache() {
 }
 
 /// Starts an informer with a consistency recorder, for the resilience cases.
-async fn watched(e: &Env) -> (SharedInformerFactory, Arc<Recorder>, GadgetLister) {
+async fn watched(e: &TestEnv) -> (SharedInformerFactory, Arc<Recorder>, GadgetLister) {
     let f = factory(e);
     let informer = f.gadgets();
     let recorder = Arc::new(Recorder::default());
@@ -339,11 +338,10 @@ async fn watched(e: &Env) -> (SharedInformerFactory, Arc<Recorder>, GadgetLister
     (f, recorder, GadgetLister::from(&informer))
 }
 
-#[tokio::test]
-async fn recovers_from_dropped_watches() {
-    let e = env().await;
-    let Some(server) = &e.server else { return };
-    let gadgets = e.client.gadgets(&e.ns);
+#[kubegen::test(in_memory)]
+async fn recovers_from_dropped_watches(e: TestEnv) {
+    let server = e.in_memory_server();
+    let gadgets = e.client.gadgets(&e.namespace);
     let (_f, recorder, lister) = watched(&e).await;
     gadgets.create(&gadget("a", "red")).await.unwrap();
     server.faults().drop_watches();
@@ -355,11 +353,10 @@ async fn recovers_from_dropped_watches() {
     converges(&e, &recorder, &lister).await;
 }
 
-#[tokio::test]
-async fn relists_after_410_and_reports_deletes_missed_while_disconnected() {
-    let e = env().await;
-    let Some(server) = &e.server else { return };
-    let gadgets = e.client.gadgets(&e.ns);
+#[kubegen::test(in_memory)]
+async fn relists_after_410_and_reports_deletes_missed_while_disconnected(e: TestEnv) {
+    let server = e.in_memory_server();
+    let gadgets = e.client.gadgets(&e.namespace);
     for n in ["keep", "change", "gone"] {
         gadgets.create(&gadget(n, "red")).await.unwrap();
     }
@@ -381,17 +378,19 @@ async fn relists_after_410_and_reports_deletes_missed_while_disconnected() {
     converges(&e, &recorder, &lister).await;
     let log = recorder.log.lock().unwrap().join(", ");
     assert!(
-        log.contains(&format!("delete {}/gone", e.ns)),
+        log.contains(&format!("delete {}/gone", e.namespace)),
         "the missed delete was reported: {log}"
     );
-    assert!(log.contains(&format!("update {}/change", e.ns)), "{log}");
+    assert!(
+        log.contains(&format!("update {}/change", e.namespace)),
+        "{log}"
+    );
 }
 
-#[tokio::test]
-async fn rides_out_500_and_429_bursts() {
-    let e = env().await;
-    let Some(server) = &e.server else { return };
-    let gadgets = e.client.gadgets(&e.ns);
+#[kubegen::test(in_memory)]
+async fn rides_out_500_and_429_bursts(e: TestEnv) {
+    let server = e.in_memory_server();
+    let gadgets = e.client.gadgets(&e.namespace);
     let (_f, recorder, lister) = watched(&e).await;
     for round in 0..2 {
         if round == 0 {

@@ -238,7 +238,8 @@ fn adjacently_tagged_enums_describe_tag_and_content() {
             "oneOf": [
                 {"properties": {"t": {"enum": ["Num"]}}, "required": ["t", "c"]},
                 {"properties": {"t": {"enum": ["Text"]}}, "required": ["t", "c"]},
-                {"properties": {"t": {"enum": ["Nothing"]}}, "required": ["t"]},
+                // serde refuses content for a unit variant.
+                {"properties": {"t": {"enum": ["Nothing"]}}, "required": ["t"], "not": {"required": ["c"]}},
             ],
         })
     );
@@ -279,8 +280,49 @@ fn untagged_enums_accept_every_variant() {
     );
     assert_eq!(
         schema::<CountOrName>(),
-        json!({"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": true})
+        json!({"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": true,
+               "minimum": i32::MIN, "maximum": i32::MAX})
     );
+    // serde takes the first variant whose fields are all there: the object must have one
+    // variant's required fields, not just the fields every variant shares.
+    assert_eq!(
+        schema::<Target>(),
+        json!({
+            "type": "object",
+            "properties": {"host": {"type": "string"}, "port": {"type": "integer", "format": "int32", "minimum": 0, "maximum": 65535}, "path": {"type": "string"}},
+            "anyOf": [{"required": ["host", "port"]}, {"required": ["path"]}],
+        })
+    );
+    // A variant that requires nothing takes any object.
+    assert!(schema::<TargetOrAny>().get("anyOf").is_none());
+    // Untagged string enums and an integer: the strings become a pattern (an `enum` would
+    // refuse the integers), the integers keep their width's bounds.
+    assert_eq!(
+        schema::<SizeOrLevel>(),
+        json!({"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": true,
+               "minimum": 0, "maximum": 255, "pattern": "^(?:Low|High)$"})
+    );
+}
+
+#[derive(ApiType, Serialize, Deserialize)]
+#[serde(untagged)]
+enum Target {
+    Host { host: String, port: u16 },
+    Path { path: String },
+}
+
+#[derive(ApiType, Serialize, Deserialize)]
+#[serde(untagged)]
+enum TargetOrAny {
+    Host { host: String, port: u16 },
+    Anything { path: Option<String> },
+}
+
+#[derive(ApiType, Serialize, Deserialize)]
+#[serde(untagged)]
+enum SizeOrLevel {
+    Size(u8),
+    Level(Level),
 }
 
 #[derive(ApiType, Serialize, Deserialize)]
@@ -371,12 +413,23 @@ fn rust_types_map_to_kubernetes_types_and_formats() {
         p["any"],
         json!({"x-kubernetes-preserve-unknown-fields": true})
     );
+    // k8s-openapi's IntOrString holds an i32.
     assert_eq!(
         p["int_or_string"],
-        json!({"x-kubernetes-int-or-string": true})
+        json!({"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": true,
+               "minimum": i32::MIN, "maximum": i32::MAX})
     );
-    assert_eq!(p["quantity"], json!({"x-kubernetes-int-or-string": true}));
-    assert_eq!(p["time"], json!({"type": "string", "format": "date-time"}));
+    // controller-gen's Quantity pattern, so "abc" is refused as in a Pod.
+    assert_eq!(
+        p["quantity"],
+        json!({"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": true,
+               "pattern": r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"})
+    );
+    // Time is a jiff timestamp: only the date-times it decodes are accepted.
+    assert_eq!(
+        p["time"],
+        json!({"type": "string", "format": "date-time", "pattern": kubegen::schema::DECODABLE_DATE_TIME})
+    );
     assert_eq!(p["boxed"]["properties"]["x"]["type"], "integer");
     assert_eq!(
         p["nested"],
@@ -554,7 +607,7 @@ fn every_marker_lands_at_its_node() {
     );
     assert_eq!(
         p["surge"],
-        json!({"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": true})
+        json!({"anyOf": [{"type": "integer"}, {"type": "string"}], "nullable": true, "x-kubernetes-int-or-string": true})
     );
     assert_eq!(
         p["secret"],
@@ -621,7 +674,28 @@ fn schema_with_describes_a_custom_wire_format() {
         json!({"type": "string", "description": "Written as text.", "pattern": "^[0-9]+$"})
     );
     let value = serde_json::to_value(WireOverride { size: 7 }).unwrap();
-    assert!(
-        kubegen::schema::validate::validate(&schema::<WireOverride>(), &value, "", true).is_empty()
-    );
+    let schema = kubegen::validation::Schema::new(&schema::<WireOverride>());
+    assert!(kubegen::validation::openapi::validate(&schema, &value, None, None).is_empty());
+}
+
+#[derive(ApiType, Serialize, Deserialize)]
+#[serde(tag = "kind")]
+enum OpenShape {
+    Circle {
+        radius: f64,
+    },
+    #[serde(other)]
+    Unknown,
+}
+
+#[test]
+fn open_tagged_enums_keep_the_known_variants_requirements() {
+    use kubegen::validation::{Schema, openapi};
+    let s = Schema::new(&schema::<OpenShape>());
+    let accepts = |v: Value| openapi::validate(&s, &v, None, None).is_empty();
+    // serde decodes any other tag as `Unknown`, but a known tag needs its variant's fields.
+    assert!(accepts(json!({"kind": "Square", "side": 1})));
+    assert!(accepts(json!({"kind": "Circle", "radius": 1.0})));
+    assert!(!accepts(json!({"kind": "Circle"})));
+    assert!(serde_json::from_value::<OpenShape>(json!({"kind": "Circle"})).is_err());
 }

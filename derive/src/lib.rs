@@ -8,6 +8,7 @@
 mod check;
 mod expand;
 mod parse;
+mod test_attr;
 
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};
@@ -33,6 +34,13 @@ pub fn derive_custom_resource(input: TokenStream) -> TokenStream {
 pub fn derive_api_type(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     run(&input, Which::ApiType).into()
+}
+
+/// Runs an async test on every backend: the in-memory server, and a real apiserver when the
+/// environment names one. See `kubegen::test`.
+#[proc_macro_attribute]
+pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
+    test_attr::expand(args.into(), item.into()).into()
 }
 
 fn run(input: &DeriveInput, which: Which) -> proc_macro2::TokenStream {

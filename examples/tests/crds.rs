@@ -1,6 +1,7 @@
 //! The example APIs' CRDs, and the crdgen command line that prints them.
 
 use kubegen::schema::structural;
+use kubegen::testing::TestEnv;
 use kubegen::{CustomResource, registry};
 use kubegen_examples::{cronjob, database, widget};
 use serde_json::{Value, json};
@@ -268,17 +269,17 @@ fn widget_objects_default_and_round_trip() {
     assert_eq!(back["kind"], "Widget");
 }
 
-#[tokio::test]
-async fn the_client_tour_runs_against_the_in_memory_server() {
-    let server = kubegen::testing::ApiServer::new();
-    let text = kubegen_examples::tour::client_tour(&server.client(), "tour")
+#[kubegen::test]
+async fn the_client_tour_runs(e: TestEnv) {
+    let text = kubegen_examples::tour::client_tour(&e.client, &e.namespace)
         .await
         .unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    assert!(
-        lines[0].starts_with("created databases/orders: uid 00000000-"),
-        "{text}"
-    );
+    let first = text.lines().next().unwrap_or_default();
+    let uid = first
+        .strip_prefix("created databases/orders: uid ")
+        .and_then(|rest| rest.split(',').next())
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(uid.len(), 36, "a server-assigned UUID: {text}");
     for expected in [
         "team=shop selects 1 of 2 databases",
         "defaulted it to schedule \"0 3 * * *\", 7 days",
@@ -297,24 +298,21 @@ async fn the_client_tour_runs_against_the_in_memory_server() {
     );
 }
 
-#[tokio::test]
-async fn the_operator_reconciles_and_cleans_up() {
-    let server = kubegen::testing::ApiServer::new();
-    let log = kubegen_examples::operator::demo(server.client(), "demo")
+#[kubegen::test]
+async fn the_operator_reconciles_and_cleans_up(e: TestEnv) {
+    let ns = &e.namespace;
+    let log = kubegen_examples::operator::demo(e.client.clone(), ns)
         .await
         .unwrap();
     for line in [
-        "demo/nightly: added finalizer",
-        "demo/nightly: Ready=True (Scheduled)",
-        "demo/paused: Ready=False (Suspended)",
-        "demo/hourly: cleaning up its jobs before deletion",
+        format!("{ns}/nightly: added finalizer"),
+        format!("{ns}/nightly: Ready=True (Scheduled)"),
+        format!("{ns}/paused: Ready=False (Suspended)"),
+        format!("{ns}/hourly: cleaning up its jobs before deletion"),
     ] {
-        assert!(
-            log.iter().any(|l| l == line),
-            "missing {line:?} in {log:#?}"
-        );
+        assert!(log.contains(&line), "missing {line:?} in {log:#?}");
     }
-    let jobs = kubegen_examples::cronjob::CronJobClientExt::cron_jobs(&server.client(), "demo")
+    let jobs = kubegen_examples::cronjob::CronJobClientExt::cron_jobs(&e.client, ns)
         .list(&Default::default())
         .await
         .unwrap();

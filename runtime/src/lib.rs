@@ -9,6 +9,7 @@ pub mod client;
 pub mod crd;
 pub mod deepcopy;
 pub mod defaults;
+pub mod fieldpath;
 pub mod fields;
 pub mod informer;
 pub mod registry;
@@ -17,6 +18,7 @@ pub mod schema;
 pub mod selector;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod validation;
 pub mod workqueue;
 
 pub use crd::{CrdError, crdgen};

@@ -1,13 +1,6 @@
-//! Fixtures shared by the integration tests: the test kinds, and an environment that is an
-//! in-memory `ApiServer`, or the cluster `KUBEGEN_TEST_KUBECONFIG` names.
+//! Fixtures shared by the integration tests: the test kinds and helpers. The backends a test
+//! runs on come from `#[kubegen::test]` (see `kubegen::testing::backend`).
 #![allow(dead_code)]
-
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
-
-use kubegen::client::PostParams;
-use kubegen::testing::ApiServer;
-use serde_json::json;
 
 pub mod api {
     use kubegen::prelude::*;
@@ -86,55 +79,6 @@ pub mod api {
 }
 
 use api::*;
-
-/// A test's client, its server (absent on a real cluster) and its own namespace.
-pub struct Env {
-    pub client: kube::Client,
-    pub server: Option<ApiServer>,
-    pub ns: String,
-}
-
-static COUNTER: AtomicUsize = AtomicUsize::new(0);
-
-pub async fn env() -> Env {
-    let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-    let ns = format!("kubegen-test-{}-{n}", std::process::id());
-    match std::env::var("KUBEGEN_TEST_KUBECONFIG") {
-        Ok(path) => real_cluster(&path, ns).await,
-        Err(_) => {
-            let server = ApiServer::new();
-            Env {
-                client: server.client(),
-                server: Some(server),
-                ns,
-            }
-        }
-    }
-}
-
-async fn real_cluster(path: &str, ns: String) -> Env {
-    use k8s_openapi::api::core::v1::Namespace;
-    let kubeconfig =
-        kube::config::Kubeconfig::read_from(path).expect("KUBEGEN_TEST_KUBECONFIG is readable");
-    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
-        .await
-        .expect("a valid kubeconfig");
-    let client = kube::Client::try_from(config).expect("a client");
-    kubegen::crd::install(&client, "kubegen-test", Duration::from_secs(60))
-        .await
-        .expect("CRDs installed");
-    let namespaces: kube::Api<Namespace> = kube::Api::all(client.clone());
-    let body: Namespace = serde_json::from_value(json!({"metadata": {"name": ns}})).unwrap();
-    namespaces
-        .create(&PostParams::default(), &body)
-        .await
-        .expect("test namespace");
-    Env {
-        client,
-        server: None,
-        ns,
-    }
-}
 
 pub fn gadget(name: &str, color: &str) -> Gadget {
     Gadget::new(

@@ -39,12 +39,22 @@ pub async fn install(
     field_manager: &str,
     timeout: Duration,
 ) -> Result<Vec<String>, InstallError> {
+    install_crds(client, &registry::crds()?, field_manager, timeout).await
+}
+
+/// [`install`] for a given list of CRDs instead of the registered ones.
+pub async fn install_crds(
+    client: &kube::Client,
+    crds: &[CustomResourceDefinition],
+    field_manager: &str,
+    timeout: Duration,
+) -> Result<Vec<String>, InstallError> {
     let api: Api<CustomResourceDefinition> = Api::all(client.clone());
     let params = PatchParams::apply(field_manager).force();
     let mut names = Vec::new();
-    for crd in registry::crds()? {
+    for crd in crds {
         let name = crd.metadata.name.clone().unwrap_or_default();
-        api.patch(&name, &params, &Patch::Apply(&crd))
+        api.patch(&name, &params, &Patch::Apply(crd))
             .await
             .map_err(|e| InstallError::Api {
                 crd: name.clone(),
@@ -59,13 +69,7 @@ pub async fn install(
                 crd: name.clone(),
                 source: Box::new(e),
             })?;
-            let established = crd
-                .status
-                .and_then(|s| s.conditions)
-                .unwrap_or_default()
-                .iter()
-                .any(|c| c.type_ == "Established" && c.status == "True");
-            if established {
+            if is_established(&crd) {
                 break;
             }
             if tokio::time::Instant::now() >= deadline {
@@ -74,8 +78,21 @@ pub async fn install(
                     timeout,
                 });
             }
-            tokio::time::sleep(Duration::from_millis(250)).await;
+            tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
     Ok(names)
+}
+
+/// Whether the apiserver reports the CRD's `Established` condition as `True`: its kinds can be
+/// served.
+pub fn is_established(crd: &CustomResourceDefinition) -> bool {
+    crd.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|conditions| {
+            conditions
+                .iter()
+                .any(|c| c.type_ == "Established" && c.status == "True")
+        })
 }

@@ -3,7 +3,7 @@
 pub mod crdgen;
 mod install;
 
-pub use install::{InstallError, install};
+pub use install::{InstallError, install, install_crds, is_established};
 
 use std::collections::BTreeMap;
 

@@ -42,6 +42,7 @@ pub fn decorate(
 pub struct ObjectBuilder {
     properties: Map<String, Value>,
     required: Vec<String>,
+    /// The `oneOf`/`anyOf` of flattened enums, each as `{"oneOf": [...]}`.
     one_of: Vec<Value>,
     preserve_unknown_fields: bool,
     errors: Vec<String>,
@@ -108,8 +109,10 @@ impl ObjectBuilder {
                         _ => None,
                     }));
             }
-            if let Some(Value::Array(one_of)) = object.remove("oneOf") {
-                self.one_of.push(json!({ "oneOf": one_of }));
+            for junctor in ["oneOf", "anyOf"] {
+                if let Some(Value::Array(branches)) = object.remove(junctor) {
+                    self.one_of.push(json!({ junctor: branches }));
+                }
             }
         }
     }
@@ -131,10 +134,8 @@ impl ObjectBuilder {
             0 => {}
             1 => {
                 let mut only = self.one_of;
-                if let Some(Value::Object(mut o)) = only.pop()
-                    && let Some(v) = o.remove("oneOf")
-                {
-                    object.insert("oneOf".into(), v);
+                if let Some(Value::Object(o)) = only.pop() {
+                    object.extend(o);
                 }
             }
             _ => {
@@ -236,11 +237,10 @@ impl EnumBuilder {
                     .iter()
                     .filter_map(|(_, s)| s.clone())
                     .collect();
-                union(contents, &mut errors)
+                untagged(contents, &mut errors)
             }
         };
         if self.open {
-            node.remove("oneOf");
             let tag = match self.repr {
                 EnumRepr::Internal { tag } | EnumRepr::Adjacent { tag, .. } => Some(tag),
                 _ => None,
@@ -249,6 +249,16 @@ impl EnumBuilder {
                 tag.and_then(|t| node.get_mut("properties").and_then(|p| p.get_mut(t)))
             {
                 tag_schema.remove("enum");
+            }
+            // Any other tag decodes as the `#[serde(other)]` variant, but a known tag still
+            // needs its variant's fields: one more branch, for tags that are none of them.
+            match (tag, node.get_mut("oneOf")) {
+                (Some(tag), Some(Value::Array(branches))) => {
+                    branches.push(json!({"not": {"properties": {tag: {"enum": names}}}}));
+                }
+                _ => {
+                    node.remove("oneOf");
+                }
             }
         }
         if let Some(d) = description {
@@ -400,15 +410,25 @@ fn adjacent(
         let mut branch_properties = Map::new();
         branch_properties.insert(tag.into(), json!({"enum": [name]}));
         let mut required = vec![json!(tag)];
-        if let Some(schema) = schema {
-            required.push(json!(content));
-            if let Some((_, r)) = object_parts(schema)
-                && !r.is_empty()
-            {
-                branch_properties.insert(content.into(), json!({"required": r}));
+        let mut branch = Map::new();
+        match schema {
+            Some(schema) => {
+                required.push(json!(content));
+                if let Some((_, r)) = object_parts(schema)
+                    && !r.is_empty()
+                {
+                    branch_properties.insert(content.into(), json!({"required": r}));
+                }
             }
+            // serde refuses content for a unit variant.
+            None if !contents.is_empty() => {
+                branch.insert("not".into(), json!({"required": [content]}));
+            }
+            None => {}
         }
-        one_of.push(json!({"properties": branch_properties, "required": required}));
+        branch.insert("properties".into(), Value::Object(branch_properties));
+        branch.insert("required".into(), Value::Array(required));
+        one_of.push(Value::Object(branch));
     }
     if !contents.is_empty() {
         properties.insert(content.into(), Value::Object(union(contents, errors)));
@@ -418,6 +438,57 @@ fn adjacent(
     node.insert("properties".into(), Value::Object(properties));
     node.insert("required".into(), json!([tag]));
     node.insert("oneOf".into(), Value::Array(one_of));
+    node
+}
+
+/// An untagged enum: the [`union`] of its variants, where object variants also keep what
+/// each requires. serde tries the variants in order and takes the first that decodes, so an
+/// object decodes exactly when it has every field some variant requires: `anyOf` those
+/// requirements (not `oneOf`: an object that satisfies two variants decodes as the first).
+/// A variant that requires nothing decodes every object, and then no requirement is added.
+fn untagged(schemas: Vec<Schema>, errors: &mut Vec<String>) -> Map<String, Value> {
+    let mut requirements: Vec<Value> = Vec::new();
+    let mut unconditional = false;
+    for s in &schemas {
+        match object_parts(s) {
+            Some((_, required)) if required.is_empty() => unconditional = true,
+            Some((_, required)) => {
+                let branch = json!({ "required": required });
+                if !requirements.contains(&branch) {
+                    requirements.push(branch);
+                }
+            }
+            None => {}
+        }
+    }
+    // A branch that requires more than another adds nothing to the anyOf.
+    let fields =
+        |b: &Value| -> Vec<Value> { b["required"].as_array().cloned().unwrap_or_default() };
+    let minimal: Vec<Value> = requirements
+        .iter()
+        .filter(|b| {
+            let mine = fields(b);
+            !requirements.iter().any(|other| {
+                let theirs = fields(other);
+                theirs.len() < mine.len() && theirs.iter().all(|f| mine.contains(f))
+            })
+        })
+        .cloned()
+        .collect();
+    let mut node = union(schemas, errors);
+    if unconditional || node_type(&node) != Some("object") {
+        return node;
+    }
+    match minimal.as_slice() {
+        [] => {}
+        [only] => {
+            // Every variant requires at least these: they are simply required.
+            node.insert("required".into(), json!(fields(only)));
+        }
+        _ => {
+            node.insert("anyOf".into(), Value::Array(minimal));
+        }
+    }
     node
 }
 
@@ -485,6 +556,11 @@ fn union(schemas: Vec<Schema>, errors: &mut Vec<String>) -> Map<String, Value> {
             } else {
                 let Value::Object(o) = first else { return node };
                 node.insert("type".into(), o["type"].clone());
+                match node_type(&o) {
+                    Some("integer") => integer_side(&schemas, &mut node),
+                    Some("string") => string_enums(&schemas, &mut node, errors),
+                    _ => {}
+                }
                 if let Some(items) = o.get("items") {
                     let all_same = schemas.iter().all(|s| s.get("items") == Some(items));
                     if !all_same {
@@ -500,6 +576,8 @@ fn union(schemas: Vec<Schema>, errors: &mut Vec<String>) -> Map<String, Value> {
                 json!([{"type": "integer"}, {"type": "string"}]),
             );
             node.insert("x-kubernetes-int-or-string".into(), json!(true));
+            integer_side(&schemas, &mut node);
+            string_side(&schemas, &mut node, errors);
         }
         ["integer", "number"] => {
             node.insert("type".into(), json!("number"));
@@ -513,6 +591,116 @@ fn union(schemas: Vec<Schema>, errors: &mut Vec<String>) -> Map<String, Value> {
         }
     }
     node
+}
+
+/// The bounds of an int-or-string union's integers: the smallest range holding every
+/// integer variant's (a width's `int32` format becomes its bounds, since an int-or-string
+/// node has no type to carry a format). Value validations at the node apply to integers only.
+fn integer_side(schemas: &[Schema], node: &mut Map<String, Value>) {
+    let mut lo: Option<f64> = Some(f64::INFINITY);
+    let mut hi: Option<f64> = Some(f64::NEG_INFINITY);
+    for s in schemas.iter().filter_map(Schema::as_object) {
+        if node_type(s) != Some("integer") {
+            continue;
+        }
+        let int32 = s.get("format") == Some(&json!("int32"));
+        let min = s
+            .get("minimum")
+            .and_then(Value::as_f64)
+            .or(int32.then_some(f64::from(i32::MIN)));
+        let max = s
+            .get("maximum")
+            .and_then(Value::as_f64)
+            .or(int32.then_some(f64::from(i32::MAX)));
+        lo = lo.zip(min).map(|(a, b)| a.min(b));
+        hi = hi.zip(max).map(|(a, b)| a.max(b));
+    }
+    for (key, bound) in [("minimum", lo), ("maximum", hi)] {
+        if let Some(b) = bound.filter(|b| b.is_finite()) {
+            node.insert(key.into(), json!(b as i64));
+        }
+    }
+}
+
+/// What an int-or-string union's strings must satisfy: the string variant's own `pattern`,
+/// lengths and format, or, for a string enum, a pattern matching exactly its values (an
+/// `enum` at the node would refuse the integers). Several restricted string variants would
+/// need an alternation of their constraints, which is refused.
+fn string_side(schemas: &[Schema], node: &mut Map<String, Value>, errors: &mut Vec<String>) {
+    const STRING_KEYS: [&str; 4] = ["pattern", "minLength", "maxLength", "format"];
+    let strings: Vec<&Map<String, Value>> = schemas
+        .iter()
+        .filter_map(Schema::as_object)
+        .filter(|s| node_type(s) == Some("string"))
+        .collect();
+    let restricted = |s: &&Map<String, Value>| {
+        s.contains_key("enum") || STRING_KEYS.iter().any(|k| s.contains_key(*k))
+    };
+    if strings.iter().any(|s| !restricted(s)) {
+        return;
+    }
+    match strings.as_slice() {
+        [only] => {
+            for key in STRING_KEYS {
+                if let Some(v) = only.get(key) {
+                    node.insert(key.into(), v.clone());
+                }
+            }
+            if let Some(Value::Array(values)) = only.get("enum") {
+                let alternatives: Vec<String> = values
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(regex::escape)
+                    .collect();
+                node.insert(
+                    "pattern".into(),
+                    json!(format!("^(?:{})$", alternatives.join("|"))),
+                );
+            }
+        }
+        _ => errors.push(
+            "several string variants with different restrictions cannot share an \
+             integer-or-string node; give one variant the string form"
+                .into(),
+        ),
+    }
+}
+
+/// Untagged string variants that differ: a string decodes if any variant takes it, so either
+/// one variant takes every string, or each is an enum and the node takes their values.
+fn string_enums(schemas: &[Schema], node: &mut Map<String, Value>, errors: &mut Vec<String>) {
+    let mut values: Vec<Value> = Vec::new();
+    for s in schemas.iter().filter_map(Schema::as_object) {
+        let restricted = ["enum", "pattern", "minLength", "maxLength", "format"]
+            .iter()
+            .any(|k| s.contains_key(*k));
+        if !restricted {
+            return;
+        }
+        match s.get("enum") {
+            Some(Value::Array(more))
+                if s.keys().all(|k| {
+                    matches!(k.as_str(), "type" | "enum" | "description" | "nullable")
+                }) =>
+            {
+                values.extend(
+                    more.iter()
+                        .filter(|v| !values.contains(v))
+                        .cloned()
+                        .collect::<Vec<_>>(),
+                );
+            }
+            _ => {
+                errors.push(
+                    "string variants with different restrictions cannot share one schema node; \
+                     give one variant plain strings or make each a string enum"
+                        .into(),
+                );
+                return;
+            }
+        }
+    }
+    node.insert("enum".into(), Value::Array(values));
 }
 
 /// The schema of a kind: apiVersion, kind, metadata, spec (required) and status.

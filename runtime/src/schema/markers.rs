@@ -240,12 +240,25 @@ fn apply_one(object: &mut Map<String, Value>, marker: &Marker) {
         }
         Marker::EmbeddedResource => set(object, "x-kubernetes-embedded-resource", json!(true)),
         Marker::IntOrString => {
-            // The form controller-gen writes; the apiserver allows exactly this anyOf.
-            let description = object.remove("description");
-            object.clear();
-            if let Some(d) = description {
-                object.insert("description".into(), d);
-            }
+            // The form controller-gen writes; the apiserver allows exactly this anyOf. Value
+            // validations stay: each applies to the integers or the strings alone (an
+            // IntOrString's int32 bounds, a Quantity's pattern).
+            object.retain(|k, _| {
+                matches!(
+                    k.as_str(),
+                    "description"
+                        | "nullable"
+                        | "minimum"
+                        | "maximum"
+                        | "exclusiveMinimum"
+                        | "exclusiveMaximum"
+                        | "multipleOf"
+                        | "pattern"
+                        | "minLength"
+                        | "maxLength"
+                        | "default"
+                )
+            });
             object.insert(
                 "anyOf".into(),
                 json!([{"type": "integer"}, {"type": "string"}]),

@@ -10,13 +10,12 @@ mod builder;
 mod markers;
 mod normalize;
 pub mod structural;
-pub mod validate;
 
 pub use builder::{
     EnumBuilder, EnumRepr, ObjectBuilder, decorate, field, kind_schema, string_enum,
 };
 pub use markers::{Lit, Marker, Num, Rule};
-pub use normalize::{COMPACT_OBJECT_META, resolve};
+pub use normalize::{COMPACT_OBJECT_META, DECODABLE_DATE_TIME, QUANTITY, resolve};
 
 use schemars::{Schema, SchemaGenerator, generate::SchemaSettings};
 use serde_json::{Map, Value};

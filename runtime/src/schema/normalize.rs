@@ -122,12 +122,60 @@ fn inline_ref(value: &mut Value, definitions: &Map<String, Value>, stack: &mut V
     *value = target;
 }
 
+/// The `pattern` controller-gen writes for `resource.Quantity`: the apiserver refuses
+/// `"cpu": "abc"` in a custom resource as it does in a Pod.
+pub const QUANTITY: &str = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$";
+
+/// The date-times both the apiserver's `date-time` format and k8s-openapi's `Time` and
+/// `MicroTime` (jiff timestamps) accept. The format alone admits more than jiff decodes
+/// (any character before a fraction, more than nine fraction digits, offsets past 25 hours
+/// or 59 minutes, text after a second `t`), and jiff's range ends inside year 9999 and,
+/// written back in UTC, a year-0000 time early on January 1 or 2 with a positive offset
+/// falls before year 0, which the format refuses. So: years 0000 (from January 3) to 9999
+/// (until December 28), `T` or `t`, at most nine fraction digits after `.` or `,`, and `Z`,
+/// `z` or an offset up to 25:59.
+pub const DECODABLE_DATE_TIME: &str = concat!(
+    "^(",
+    "(000[1-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9]|999[0-8])",
+    "-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])",
+    "|0000-(01-(0[3-9]|[12][0-9]|3[01])|(0[2-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))",
+    "|9999-((0[1-9]|1[01])-(0[1-9]|[12][0-9]|3[01])|12-(0[1-9]|1[0-9]|2[0-8]))",
+    ")[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.,][0-9]{1,9})?([Zz]|[+-]([01][0-9]|2[0-5]):[0-5][0-9])$",
+);
+
+/// An int-or-string node in the form controller-gen writes (the `anyOf` the apiserver
+/// allows beside the extension), keeping the description.
+fn int_or_string(schema: &Value) -> Value {
+    let mut node = json!({
+        "anyOf": [{"type": "integer"}, {"type": "string"}],
+        "x-kubernetes-int-or-string": true,
+    });
+    if let Some(d) = schema.get("description") {
+        node["description"] = d.clone();
+    }
+    node
+}
+
 /// The `x-kubernetes-*` extensions the apiserver's own OpenAPI gives k8s-openapi types that
 /// specs embed. k8s-openapi's schemas carry none, and without them server-side apply would
 /// merge these objects field by field where Kubernetes treats them as one value.
 fn apiserver_extensions(name: &str, schema: &mut Value) {
     let atomic = json!("atomic");
     match name {
+        "io.k8s.apimachinery.pkg.apis.meta.v1.Time"
+        | "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime" => {
+            schema["pattern"] = json!(DECODABLE_DATE_TIME);
+        }
+        "io.k8s.apimachinery.pkg.util.intstr.IntOrString" => {
+            *schema = int_or_string(schema);
+            // k8s-openapi's IntOrString holds an i32; the apiserver would take any int64.
+            schema["minimum"] = json!(i32::MIN);
+            schema["maximum"] = json!(i32::MAX);
+        }
+        "io.k8s.apimachinery.pkg.api.resource.Quantity" => {
+            *schema = int_or_string(schema);
+            schema["pattern"] = json!(QUANTITY);
+        }
         "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector" => {
             schema["x-kubernetes-map-type"] = atomic.clone();
             if let Some(expressions) = schema.pointer_mut("/properties/matchExpressions") {

@@ -8,7 +8,8 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use super::{ERROR_KEY, validate};
+use super::ERROR_KEY;
+use crate::validation::{self, BadValue, FieldError, NIL_PATH};
 
 /// One broken rule, at a JSON path such as `.spec.containers[*].name`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -92,6 +93,7 @@ const RULE_REASONS: &[&str] = &[
 pub fn check(schema: &Value) -> Vec<Violation> {
     let mut c = Checker {
         violations: Vec::new(),
+        outer: Vec::new(),
     };
     match schema {
         Value::Object(root) => {
@@ -108,6 +110,9 @@ pub fn check(schema: &Value) -> Vec<Violation> {
 
 struct Checker {
     violations: Vec<Violation>,
+    /// Inside junctors, the properties of the structural node they constrain: a junctor
+    /// nested in a junctor (a `not` inside a `oneOf` branch) names fields of that node too.
+    outer: Vec<Map<String, Value>>,
 }
 
 fn flag(node: &Map<String, Value>, key: &str) -> bool {
@@ -213,8 +218,7 @@ impl Checker {
         }
         if let Some(Value::Array(values)) = node.get("enum") {
             for v in values {
-                let errors = validate::validate(&Value::Object(type_only(node)), v, path, false);
-                if !errors.is_empty() {
+                if !valid(&Value::Object(type_only(node)), v) {
                     self.push(
                         path,
                         format!("enum value {v} does not match the node's type"),
@@ -245,8 +249,18 @@ impl Checker {
         if let Some(default) = node.get("default")
             && !in_junctor
         {
-            for e in validate::validate(&Value::Object(node.clone()), default, path, true) {
-                self.push(path, format!("default is invalid: {e}"));
+            // As the apiserver words it: the validator's message, then unknown fields.
+            let schema = validation::Schema::new(&Value::Object(node.clone()));
+            for e in validation::openapi::validate(&schema, default, None, None) {
+                self.push(path, format!("default is invalid: {}", e.body()));
+            }
+            if has_unknown_fields(node, default) {
+                let e = FieldError::invalid(
+                    NIL_PATH,
+                    BadValue::of(default),
+                    "must not have unknown fields",
+                );
+                self.push(path, format!("default is invalid: {}", e.body()));
             }
         }
     }
@@ -254,7 +268,22 @@ impl Checker {
     fn children(&mut self, node: &Map<String, Value>, path: &str, in_junctor: bool) {
         if let Some(Value::Object(properties)) = node.get("properties") {
             for (name, child) in properties {
-                self.child(child, &format!("{path}.{name}"), in_junctor);
+                if in_junctor {
+                    // Descending in a junctor: the structural node is the outer one's field.
+                    let inner = self
+                        .outer
+                        .last()
+                        .and_then(|o| o.get(name))
+                        .and_then(|f| f.get("properties"))
+                        .and_then(Value::as_object)
+                        .cloned()
+                        .unwrap_or_default();
+                    self.outer.push(inner);
+                    self.child(child, &format!("{path}.{name}"), in_junctor);
+                    self.outer.pop();
+                } else {
+                    self.child(child, &format!("{path}.{name}"), in_junctor);
+                }
             }
         }
         match node.get("items") {
@@ -271,16 +300,23 @@ impl Checker {
         if let Some(child @ Value::Object(_)) = node.get("additionalProperties") {
             self.child(child, &format!("{path}.*"), in_junctor);
         }
-        let outer_properties = node.get("properties").and_then(Value::as_object);
+        let outer_properties = if in_junctor {
+            self.outer.last().cloned()
+        } else {
+            node.get("properties").and_then(Value::as_object).cloned()
+        };
+        let mut branches: Vec<&Value> = Vec::new();
         for key in ["allOf", "anyOf", "oneOf"] {
-            if let Some(Value::Array(branches)) = node.get(key) {
-                for branch in branches {
-                    self.junctor_branch(branch, outer_properties, node, path);
-                }
+            if let Some(Value::Array(list)) = node.get(key) {
+                branches.extend(list);
             }
         }
-        if let Some(branch) = node.get("not") {
-            self.junctor_branch(branch, outer_properties, node, path);
+        branches.extend(node.get("not"));
+        for branch in branches {
+            self.outer
+                .push(outer_properties.clone().unwrap_or_default());
+            self.junctor_branch(branch, outer_properties.as_ref(), node, path);
+            self.outer.pop();
         }
     }
 
@@ -442,6 +478,39 @@ impl Checker {
     }
 }
 
+/// Whether `value` passes the schema `node` as the apiserver validates it.
+fn valid(node: &Value, value: &Value) -> bool {
+    validation::openapi::validate(&validation::Schema::new(node), value, None, None).is_empty()
+}
+
+/// Whether `value` has fields the schema would prune (outside preserve-unknown-fields
+/// nodes; embedded resources keep apiVersion, kind and metadata).
+fn has_unknown_fields(node: &Map<String, Value>, value: &Value) -> bool {
+    let child = |v: &Value, schema: Option<&Value>| match schema {
+        Some(Value::Object(s)) => has_unknown_fields(s, v),
+        _ => false,
+    };
+    match value {
+        Value::Object(fields) => {
+            let properties = node.get("properties").and_then(Value::as_object);
+            let additional = node.get("additionalProperties").filter(|a| a.is_object());
+            let embedded = flag(node, "x-kubernetes-embedded-resource");
+            fields.iter().any(|(name, v)| {
+                match properties.and_then(|p| p.get(name)).or(additional) {
+                    Some(schema) => child(v, Some(schema)),
+                    None => {
+                        let kept =
+                            embedded && matches!(name.as_str(), "apiVersion" | "kind" | "metadata");
+                        !(flag(node, "x-kubernetes-preserve-unknown-fields") || kept)
+                    }
+                }
+            })
+        }
+        Value::Array(items) => items.iter().any(|i| child(i, node.get("items"))),
+        _ => false,
+    }
+}
+
 fn type_only(node: &Map<String, Value>) -> Map<String, Value> {
     node.iter()
         .filter(|(k, _)| {
@@ -576,11 +645,12 @@ mod tests {
             ),
             (
                 json!({"type": "integer", "default": "three"}),
-                ".spec.f: default is invalid: .spec.f: must be of type integer, not string",
+                // As kube-apiserver v1.36.2 words an invalid default in a CRD.
+                ".spec.f: default is invalid: Invalid value: \"string\":  in body must be of type integer: \"string\"",
             ),
             (
                 json!({"type": "object", "properties": {"a": {"type": "string"}}, "default": {"b": 1}}),
-                ".spec.f: default is invalid: .spec.f.b: unknown field \"b\"",
+                ".spec.f: default is invalid: Invalid value: {\"b\":1}: must not have unknown fields",
             ),
             (
                 json!({"x-kubegen-error": "found by a builder"}),
@@ -609,6 +679,23 @@ mod tests {
         );
         let name_only = json!({"type": "object", "properties": {"metadata": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 20}}}}});
         assert_eq!(rules(name_only), Vec::<String>::new());
+    }
+
+    #[test]
+    fn nested_junctors_name_fields_of_the_node_they_constrain() {
+        let ok = spec(
+            json!({"type": "object", "properties": {"kind": {"type": "string"}},
+            "oneOf": [{"required": ["kind"]}, {"not": {"properties": {"kind": {"enum": ["A"]}}}}]}),
+        );
+        assert_eq!(rules(ok), Vec::<String>::new());
+        let unknown = spec(
+            json!({"type": "object", "properties": {"kind": {"type": "string"}},
+            "oneOf": [{"not": {"properties": {"other": {"enum": ["A"]}}}}]}),
+        );
+        assert_eq!(
+            rules(unknown),
+            [".spec.f: field `other` inside allOf/anyOf/oneOf/not must also be specified outside"]
+        );
     }
 
     #[test]

@@ -12,9 +12,13 @@ use hyper::body::Frame;
 use serde_json::{Value, json};
 
 use super::Inner;
+use super::decode::{self, FieldValidation};
+use super::gojson;
 use super::state::{Change, State, Target, WriteOptions};
 use super::status::ApiError;
+use crate::fieldpath::managed::manager_from_user_agent;
 use crate::resource::Scope;
+use crate::validation::gofmt;
 
 /// The response body type of the in-memory server.
 pub type ResponseBody = UnsyncBoxBody<Bytes, Infallible>;
@@ -28,6 +32,26 @@ fn full(status: StatusCode, value: &Value) -> Response<ResponseBody> {
         .status(status)
         .header(header::CONTENT_TYPE, "application/json")
         .body(Full::new(Bytes::from(body)).boxed_unsync())
+        .unwrap_or_else(|_| Response::new(Full::new(Bytes::new()).boxed_unsync()))
+}
+
+/// The discovery hash of a kind's storage version: the first 8 bytes of the SHA-256 of
+/// `group/version/kind`, in base64, as the apiserver computes it.
+fn storage_version_hash(group: &str, version: &str, kind: &str) -> String {
+    use base64::Engine as _;
+    let digest = ring::digest::digest(
+        &ring::digest::SHA256,
+        format!("{group}/{version}/{kind}").as_bytes(),
+    );
+    base64::engine::general_purpose::STANDARD.encode(&digest.as_ref()[..8])
+}
+
+/// The apiserver's answer for a path no handler serves: plain text, not a `Status`.
+fn page_not_found() -> Response<ResponseBody> {
+    Response::builder()
+        .status(StatusCode::NOT_FOUND)
+        .header(header::CONTENT_TYPE, "text/plain; charset=utf-8")
+        .body(Full::new(Bytes::from_static(b"404 page not found\n")).boxed_unsync())
         .unwrap_or_else(|_| Response::new(Full::new(Bytes::new()).boxed_unsync()))
 }
 
@@ -56,6 +80,8 @@ fn truthy(q: &Query, key: &str) -> bool {
 }
 
 enum Route {
+    /// No handler: the apiserver's plain-text `404 page not found`.
+    PageNotFound,
     Version,
     CoreGroup,
     CoreResources,
@@ -72,43 +98,48 @@ fn route(state: &State, path: &str) -> Result<Route, ApiError> {
         .split('/')
         .filter(|p| !p.is_empty())
         .collect();
-    let target = |group: &str,
-                  version: &str,
-                  ns: Option<&str>,
-                  plural: &str,
-                  name: Option<&str>,
-                  sub: Option<&str>| {
-        let kind = state
-            .kinds
-            .iter()
-            .position(|k| k.group == group && k.plural == plural && k.version(version).is_some())
-            .ok_or_else(|| ApiError::no_route(path))?;
-        let entry = &state.kinds[kind];
-        // Scope is enforced by the URL: a namespaced kind has no cluster-level object URLs,
-        // a cluster-scoped kind has no namespaced URLs.
-        match (entry.scope, ns, name) {
-            (Scope::Cluster, Some(_), _) | (Scope::Namespaced, None, Some(_)) => {
-                return Err(ApiError::no_route(path));
+    let target =
+        |group: &str,
+         version: &str,
+         ns: Option<&str>,
+         plural: &str,
+         name: Option<&str>,
+         sub: Option<&str>| {
+            let Some(kind) = state.kinds.iter().position(|k| {
+                k.group == group && k.plural == plural && k.version(version).is_some()
+            }) else {
+                return Ok(Route::PageNotFound);
+            };
+            let entry = &state.kinds[kind];
+            // Scope is enforced by the URL: a namespaced kind has no cluster-level object URLs,
+            // a cluster-scoped kind has no namespaced URLs.
+            match (entry.scope, ns, name) {
+                (Scope::Cluster, Some(_), _) | (Scope::Namespaced, None, Some(_)) => {
+                    return Ok(Route::PageNotFound);
+                }
+                _ => {}
             }
-            _ => {}
-        }
-        let version = entry
-            .version(version)
-            .ok_or_else(|| ApiError::no_route(path))?;
-        match sub {
-            None => {}
-            Some("status") if version.status => {}
-            Some("scale") if version.scale.is_some() => {}
-            Some(_) => return Err(ApiError::no_route(path)),
-        }
-        Ok(Route::Object(Target {
-            kind,
-            version: version.name.to_owned(),
-            namespace: ns.map(str::to_owned),
-            name: name.map(str::to_owned),
-            subresource: sub.map(str::to_owned),
-        }))
-    };
+            let Some(version) = entry.version(version) else {
+                return Ok(Route::PageNotFound);
+            };
+            match (sub, name) {
+                (None, _) => {}
+                (Some("status"), _) if version.status => {}
+                (Some("scale"), _) if version.scale.is_some() => {}
+                // A subresource the kind does not have: the object "is not found".
+                (Some(_), Some(name)) => {
+                    return Err(ApiError::not_found(entry.group, entry.plural, name));
+                }
+                (Some(_), None) => return Ok(Route::PageNotFound),
+            }
+            Ok(Route::Object(Target {
+                kind,
+                version: version.name.to_owned(),
+                namespace: ns.map(str::to_owned),
+                name: name.map(str::to_owned),
+                subresource: sub.map(str::to_owned),
+            }))
+        };
     match parts.as_slice() {
         ["version"] => Ok(Route::Version),
         ["api"] => Ok(Route::CoreGroup),
@@ -139,7 +170,7 @@ fn route(state: &State, path: &str) -> Result<Route, ApiError> {
         ["apis", g, v, plural] => target(g, v, None, plural, None, None),
         ["apis", g, v, plural, name] => target(g, v, None, plural, Some(name), None),
         ["apis", g, v, plural, name, sub] => target(g, v, None, plural, Some(name), Some(sub)),
-        _ => Err(ApiError::no_route(path)),
+        _ => Ok(Route::PageNotFound),
     }
 }
 
@@ -204,11 +235,18 @@ fn discovery(state: &State, r: &Route) -> Option<Result<Value, ApiError>> {
                     continue;
                 };
                 let namespaced = k.scope == Scope::Namespaced;
-                resources.push(json!({
+                let mut resource = json!({
                     "name": k.plural, "singularName": k.singular, "namespaced": namespaced, "kind": k.kind,
-                    "verbs": ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
-                    "shortNames": k.short_names, "categories": k.categories,
-                }));
+                    "verbs": ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"],
+                    "storageVersionHash": storage_version_hash(k.group, k.storage, k.kind),
+                });
+                if !k.short_names.is_empty() {
+                    resource["shortNames"] = json!(k.short_names);
+                }
+                if !k.categories.is_empty() {
+                    resource["categories"] = json!(k.categories);
+                }
+                resources.push(resource);
                 if version.status {
                     resources.push(json!({"name": format!("{}/status", k.plural), "singularName": "", "namespaced": namespaced, "kind": k.kind, "verbs": ["get", "patch", "update"]}));
                 }
@@ -240,13 +278,8 @@ fn discovery(state: &State, r: &Route) -> Option<Result<Value, ApiError>> {
                 )));
             }
         },
-        Route::Object(_) => return None,
+        Route::Object(_) | Route::PageNotFound => return None,
     }))
-}
-
-fn parse_json(bytes: &[u8]) -> Result<Value, ApiError> {
-    serde_json::from_slice(bytes)
-        .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))
 }
 
 /// Serves one request.
@@ -283,18 +316,28 @@ where
         .trim()
         .to_owned();
     let path = parts.uri.path().to_owned();
+    let user_agent = parts
+        .headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
     let method = parts.method.clone();
     let watch_requested = truthy(&query, "watch");
     if watch_requested && inner.faults.take_watch_failure() {
         return error(&ApiError::injected(500, None));
     }
 
+    let mut warnings = Vec::new();
     let outcome = {
         let mut state = inner.lock();
         let route = match route(&state, &path) {
             Ok(r) => r,
             Err(e) => return error(&e),
         };
+        if matches!(route, Route::PageNotFound) {
+            return page_not_found();
+        }
         if let Some(result) = discovery(&state, &route) {
             // Applying or updating a CRD the server already serves (as an operator does at
             // start-up) is acknowledged with the served CRD; new kinds cannot be added.
@@ -318,8 +361,26 @@ where
             &bytes,
             &content_type,
             watch_requested,
+            &user_agent,
+            &mut warnings,
         )
     };
+    let mut response = respond(&inner, outcome);
+    // Identical warnings are sent once, as the apiserver's recorder does.
+    let mut sent = Vec::new();
+    for warning in warnings {
+        if sent.contains(&warning) {
+            continue;
+        }
+        if let Ok(v) = header::HeaderValue::from_str(&format!("299 - {}", gofmt::quote(&warning))) {
+            response.headers_mut().append(header::WARNING, v);
+        }
+        sent.push(warning);
+    }
+    response
+}
+
+fn respond(inner: &Arc<Inner>, outcome: Result<Outcome, ApiError>) -> Response<ResponseBody> {
     match outcome {
         Ok(Outcome::Json(code, v)) => {
             full(StatusCode::from_u16(code).unwrap_or(StatusCode::OK), &v)
@@ -348,6 +409,7 @@ enum Outcome {
     Watch(tokio::sync::mpsc::Receiver<Bytes>, std::time::Duration),
 }
 
+#[allow(clippy::too_many_arguments)]
 fn dispatch(
     state: &mut State,
     t: &Target,
@@ -356,21 +418,43 @@ fn dispatch(
     body: &[u8],
     content_type: &str,
     watch: bool,
+    user_agent: &str,
+    warnings: &mut Vec<String>,
 ) -> Result<Outcome, ApiError> {
+    let options = match *method {
+        Method::POST => "CreateOptions",
+        Method::PUT => "UpdateOptions",
+        _ => "PatchOptions",
+    };
     let w = WriteOptions {
         dry_run: param(q, "dryRun") == Some("All"),
-        field_manager: param(q, "fieldManager").map(str::to_owned),
+        // Without `fieldManager`, the manager is named after the User-Agent.
+        field_manager: Some(match param(q, "fieldManager") {
+            Some(m) => m.to_owned(),
+            None => manager_from_user_agent(user_agent),
+        }),
         force: param(q, "force") == Some("true"),
+        field_validation: match *method {
+            Method::POST | Method::PUT | Method::PATCH => {
+                FieldValidation::parse(param(q, "fieldValidation"), options)?
+            }
+            _ => FieldValidation::default(),
+        },
     };
-    let list_options = || {
-        state.list_options(
-            t,
-            param(q, "labelSelector"),
-            param(q, "fieldSelector"),
-            param(q, "limit"),
-            param(q, "continue"),
-        )
+    // A write body of this kind, decoded and coerced with the schema of the version it names.
+    let mut write_body = |body: &[u8]| -> Result<Value, ApiError> {
+        let entry = &state.kinds[t.kind];
+        let (object, found) = decode::write_body(
+            body,
+            entry.kind,
+            &entry.api_version(&t.version),
+            |version| entry.version(version).map(|v| &v.schema),
+            w.field_validation,
+        )?;
+        warnings.extend(found);
+        Ok(object)
     };
+    let list_options = || state.list_options(t, |key| param(q, key), watch);
     let collection = t.name.is_none();
     match (method, collection) {
         (&Method::GET, true) if watch => {
@@ -390,38 +474,51 @@ fn dispatch(
             let o = list_options()?;
             state.list(t, &o).map(|v| Outcome::Json(200, v))
         }
-        (&Method::POST, true) => {
+        // A POST to an object's path is a create as well; the name comes from the body.
+        (&Method::POST, _) if t.subresource.is_none() => {
             if t.namespace.is_none() && state.kinds[t.kind].scope == Scope::Namespaced {
                 return Err(ApiError::no_route(
                     "a namespaced kind is created in a namespace",
                 ));
             }
+            let collection = Target {
+                name: None,
+                ..t.clone()
+            };
+            let object = write_body(body)?;
             state
-                .create(t, parse_json(body)?, &w)
-                .map(|v| Outcome::Json(if w.dry_run { 200 } else { 201 }, v))
+                .create(&collection, object, &w)
+                .map(|v| Outcome::Json(201, v))
         }
+        (&Method::PUT, true) => Err(ApiError::bad_request("name must be provided")),
         (&Method::DELETE, true) => {
             let o = list_options()?;
-            let options = if body.is_empty() {
-                json!({})
-            } else {
-                parse_json(body)?
-            };
+            let options = decode::delete_options(body)?;
             state
                 .delete_collection(t, &o, &options, &w)
                 .map(|v| Outcome::Json(200, v))
         }
         (&Method::GET, false) => state.get(t).map(|v| Outcome::Json(200, v)),
-        (&Method::PUT, false) => state
-            .write(t, Change::Replace(parse_json(body)?), &w)
-            .map(|(c, v)| Outcome::Json(c, v)),
+        (&Method::PUT, false) => {
+            let object = match t.subresource.as_deref() {
+                Some("scale") => decode::object(body, "Scale")?,
+                _ => write_body(body)?,
+            };
+            state
+                .write(t, Change::Replace(object), &w, warnings)
+                .map(|(c, v)| Outcome::Json(c, v))
+        }
         (&Method::PATCH, false) => {
             let change = match content_type {
-                "application/merge-patch+json" => Change::MergePatch(parse_json(body)?),
-                "application/json-patch+json" => Change::JsonPatch(
-                    serde_json::from_slice(body)
-                        .map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?,
-                ),
+                "application/merge-patch+json" => {
+                    Change::MergePatch(decode::merge_patch(body)?, gojson::duplicate_fields(body))
+                }
+                "application/json-patch+json" => Change::JsonPatch(decode::json_patch(body)?),
+                "application/apply-patch+yaml" | "application/apply-patch+cbor"
+                    if param(q, "fieldManager").unwrap_or("").is_empty() =>
+                {
+                    return Err(ApiError::field_manager_required());
+                }
                 "application/apply-patch+yaml" | "application/apply-patch+cbor" => {
                     let text = std::str::from_utf8(body)
                         .map_err(|_| ApiError::bad_request("the apply body is not UTF-8"))?;
@@ -429,16 +526,14 @@ fn dispatch(
                         ApiError::bad_request(format!("invalid apply configuration: {e}"))
                     })?)
                 }
-                other => return Err(ApiError::unsupported_media_type(other)),
+                _ => return Err(ApiError::unsupported_media_type()),
             };
-            state.write(t, change, &w).map(|(c, v)| Outcome::Json(c, v))
+            state
+                .write(t, change, &w, warnings)
+                .map(|(c, v)| Outcome::Json(c, v))
         }
         (&Method::DELETE, false) => {
-            let options = if body.is_empty() {
-                json!({})
-            } else {
-                parse_json(body)?
-            };
+            let options = decode::delete_options(body)?;
             state.delete(t, &options, &w).map(|v| Outcome::Json(200, v))
         }
         (m, _) => Err(ApiError::method_not_allowed(m.as_str())),

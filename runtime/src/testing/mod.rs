@@ -15,7 +15,12 @@
 //! # let _ = client; }
 //! ```
 
-mod fields;
+pub mod backend;
+mod decode;
+#[cfg(feature = "envtest")]
+pub mod envtest;
+pub mod generate;
+mod gojson;
 mod http;
 mod schema_ops;
 mod state;
@@ -26,6 +31,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
+pub use self::backend::{Backend, TestEnv, TestEnvError};
+#[cfg(feature = "envtest")]
+pub use self::envtest::{Envtest, EnvtestBuilder, EnvtestError};
 pub use self::http::ResponseBody;
 pub use self::status::ApiError;
 use state::{KindEntry, State};

@@ -1,25 +1,16 @@
-//! What the apiserver does to a custom object with its schema before storing it: drop nulls
-//! the schema does not allow, prune unknown fields, apply defaults, then validate.
+//! What the apiserver does to a custom object with its schema before validating it: drop
+//! nulls the schema does not allow, prune unknown fields, apply defaults. (Validation is
+//! `crate::validation`'s.)
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::schema::validate::{FieldError, validate};
-
-fn flag(node: &Map<String, Value>, key: &str) -> bool {
-    node.get(key) == Some(&Value::Bool(true))
-}
-
-/// Prunes, defaults and validates `object` against its version's schema, in the
-/// apiserver's order. `metadata` is left to the server.
-pub fn admit(schema: &Value, object: &mut Value) -> Vec<FieldError> {
+/// Drops disallowed nulls, prunes and defaults `object` with its version's schema, in
+/// the apiserver's order. `metadata` is left to the server. (Writes were coerced when their
+/// bodies were decoded; pruning again covers what server-side apply merged in.)
+pub fn admit(schema: &Value, object: &mut Value) {
     drop_nulls(schema, object);
-    prune(schema, object, true);
+    super::decode::prune(schema, object);
     apply_defaults(schema, object);
-    let mut without_meta = object.clone();
-    if let Value::Object(o) = &mut without_meta {
-        o.remove("metadata");
-    }
-    validate(schema, &without_meta, "", false)
 }
 
 /// Removes `null` members whose schema is not nullable (the apiserver does this before
@@ -46,42 +37,6 @@ pub fn drop_nulls(schema: &Value, value: &mut Value) {
         if let Some(child) = properties.and_then(|p| p.get(name)).or(additional) {
             drop_nulls(child, v);
         }
-    }
-}
-
-/// Removes fields the schema does not declare, except under
-/// `x-kubernetes-preserve-unknown-fields` (and `apiVersion`/`kind`/`metadata` at the root
-/// and in embedded resources).
-pub fn prune(schema: &Value, value: &mut Value, root: bool) {
-    let Value::Object(node) = schema else { return };
-    match value {
-        Value::Object(fields) => {
-            let properties = node.get("properties").and_then(Value::as_object);
-            let additional = node.get("additionalProperties").filter(|a| a.is_object());
-            let keep_all = flag(node, "x-kubernetes-preserve-unknown-fields");
-            let embedded = root || flag(node, "x-kubernetes-embedded-resource");
-            fields.retain(|name, _| {
-                keep_all
-                    || additional.is_some()
-                    || properties.is_some_and(|p| p.contains_key(name))
-                    || (embedded && matches!(name.as_str(), "apiVersion" | "kind" | "metadata"))
-            });
-            for (name, v) in fields.iter_mut() {
-                // ObjectMeta has its own rules; the CRD schema only says `type: object`.
-                if embedded && name == "metadata" {
-                    continue;
-                }
-                if let Some(child) = properties.and_then(|p| p.get(name)).or(additional) {
-                    prune(child, v, false);
-                }
-            }
-        }
-        Value::Array(items) => {
-            if let Some(item) = node.get("items") {
-                items.iter_mut().for_each(|i| prune(item, i, false));
-            }
-        }
-        _ => {}
     }
 }
 
@@ -124,7 +79,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn prunes_defaults_and_validates_like_the_apiserver() {
+    fn prunes_and_defaults_like_the_apiserver() {
         let schema = json!({
             "type": "object",
             "properties": {
@@ -143,7 +98,7 @@ mod tests {
             "apiVersion": "x/v1", "kind": "K", "metadata": {"name": "n"}, "junk": 1,
             "spec": {"replicas": null, "free": {"any": {"thing": 1}}, "ports": [{"q": 1}], "note": null, "extra": true},
         });
-        assert!(admit(&schema, &mut object).is_empty());
+        admit(&schema, &mut object);
         assert_eq!(
             object,
             json!({
@@ -151,9 +106,5 @@ mod tests {
                 "spec": {"replicas": 1, "free": {"any": {"thing": 1}}, "ports": [{"p": 80}], "note": null},
             })
         );
-        let mut bad = json!({"spec": {"replicas": -1}});
-        let errors = admit(&schema, &mut bad);
-        assert_eq!(errors.len(), 1);
-        assert_eq!(errors[0].path, ".spec.replicas");
     }
 }

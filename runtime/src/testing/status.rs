@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::schema::validate::{FieldError, FieldErrorType};
+use crate::validation::{FieldError, invalid_message};
 
 /// A failed request, rendered as a `Status` object.
 #[derive(Clone, Debug, PartialEq)]
@@ -94,56 +94,58 @@ impl ApiError {
         e
     }
 
+    /// `NewInvalid`: 422 with one cause per field error, the message listing them once
+    /// each. `kind` is the kind (or resource) the apiserver qualifies the name with.
     pub fn invalid(group: &str, kind: &str, name: &str, errors: &[FieldError]) -> Self {
-        let causes: Vec<Value> = errors
-            .iter()
-            .map(|f| json!({"reason": f.kind.as_str(), "message": f.message, "field": f.path.trim_start_matches('.')}))
-            .collect();
-        let summary: Vec<String> = errors
-            .iter()
-            .map(|f| format!("{}: {}", f.path.trim_start_matches('.'), f.message))
-            .collect();
-        let mut e = Self::new(
-            422,
-            "Invalid",
-            format!(
-                "{kind}.{group} \"{name}\" is invalid: {}",
-                summary.join(", ")
-            ),
-        );
+        let causes: Vec<Value> = errors.iter().map(FieldError::cause).collect();
+        let mut e = Self::new(422, "Invalid", invalid_message(kind, group, name, errors));
         e.details = Some(json!({"name": name, "group": group, "kind": kind, "causes": causes}));
         e
     }
 
-    /// `Invalid` with a single field cause.
-    pub fn invalid_field(
-        group: &str,
-        kind: &str,
-        name: &str,
-        path: &str,
-        reason: FieldErrorType,
-        message: &str,
-    ) -> Self {
-        let error = FieldError {
-            path: path.to_owned(),
-            kind: reason,
-            message: message.to_owned(),
-        };
-        Self::invalid(group, kind, name, std::slice::from_ref(&error))
+    /// A 500 without a reason, as the apiserver answers errors it has no status for.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(500, "", message)
     }
 
     pub fn gone(message: impl Into<String>) -> Self {
         Self::new(410, "Expired", message)
     }
 
-    pub fn unsupported_media_type(content_type: &str) -> Self {
+    /// A patch whose content type is none the apiserver accepts for custom resources.
+    pub fn unsupported_media_type() -> Self {
         Self::new(
             415,
             "UnsupportedMediaType",
-            format!(
-                "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml (got {content_type})"
-            ),
+            "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
         )
+    }
+
+    /// A JSON patch that cannot be applied (a failed `test`, a missing path): the apiserver
+    /// answers with its generic 422, without the reason.
+    pub fn patch_not_applicable() -> Self {
+        let mut e = Self::new(
+            422,
+            "Invalid",
+            "the server rejected our request due to an error in our request",
+        );
+        e.details = Some(json!({}));
+        e
+    }
+
+    /// An apply patch without a `fieldManager`: the apiserver refuses its `PatchOptions`.
+    pub fn field_manager_required() -> Self {
+        let mut e = Self::new(
+            422,
+            "Invalid",
+            "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch",
+        );
+        e.details = Some(json!({
+            "group": "meta.k8s.io",
+            "kind": "PatchOptions",
+            "causes": [{"reason": "FieldValueRequired", "message": "Required value: is required for apply patch", "field": "fieldManager"}],
+        }));
+        e
     }
 
     pub fn too_large() -> Self {
@@ -173,11 +175,22 @@ impl ApiError {
             "metadata": {},
             "status": "Failure",
             "message": self.message,
-            "reason": self.reason,
             "code": self.code,
         });
+        if !self.reason.is_empty() {
+            status["reason"] = json!(self.reason);
+        }
         if let Some(details) = &self.details {
-            status["details"] = details.clone();
+            let mut details = details.clone();
+            // Go omits empty StatusDetails fields (`omitempty`).
+            if let Value::Object(d) = &mut details {
+                d.retain(|_, v| match v {
+                    Value::String(s) => !s.is_empty(),
+                    Value::Array(a) => !a.is_empty(),
+                    _ => true,
+                });
+            }
+            status["details"] = details;
         }
         if let Some(secs) = self.retry_after {
             status["details"]["retryAfterSeconds"] = json!(secs);

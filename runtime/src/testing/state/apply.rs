@@ -1,196 +1,230 @@
-//! Server-side apply and `managedFields`: who owns which fields, conflicts, force.
+//! Field ownership on writes: `metadata.managedFields` for Update operations, and
+//! server-side apply (merge, conflicts, force), through [`crate::fieldpath::managed`] with
+//! each endpoint's settings — the fields the status subresource and the main resource reset,
+//! and the scale subresource's translation of replicas ownership.
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 use super::*;
+use crate::fieldpath::managed::{ApplyError, FieldManager, SCALE_API_VERSION, ScaleHandler};
+use crate::fieldpath::schema::Schema;
+use crate::fieldpath::{Path, Set};
+use crate::testing::schema_ops::{apply_defaults, drop_nulls};
+use crate::validation::openapi;
 
-pub(super) struct Entry {
-    manager: String,
-    operation: String,
-    subresource: Option<String>,
-    api_version: String,
-    fields: BTreeSet<FieldPath>,
+static SCALE_SCHEMA: LazyLock<Schema> = LazyLock::new(Schema::scale);
+
+/// The field types of a version, from its schema as the apiserver builds them (typed by
+/// what fields hold when the schema cannot be typed, as the apiserver falls back to).
+pub(super) fn field_types(schema: &Value) -> Schema {
+    Schema::from_openapi(schema).unwrap_or_else(|_| Schema::deduced())
+}
+
+fn scale_schema(api_version: &str) -> Option<&'static Schema> {
+    (api_version == SCALE_API_VERSION).then_some(&*SCALE_SCHEMA)
+}
+
+/// The field types of the kind's version `api_version` (`group/version`).
+fn version_schema<'a>(kind: &'a KindEntry, api_version: &str) -> Option<&'a Schema> {
+    kind.versions
+        .iter()
+        .find(|v| kind.api_version(v.name) == api_version)
+        .map(|v| &v.types)
 }
 
 impl State {
-    /// Server-side apply: conflicts with other managers, removal of fields this manager
-    /// stopped applying, then the merge.
+    /// Runs `f` with the field manager of the endpoint `t` addresses.
+    fn with_field_manager<R>(&self, t: &Target, f: impl FnOnce(&FieldManager<'_>) -> R) -> R {
+        let e = self.entry(t);
+        let subresource = t.subresource.as_deref().unwrap_or("");
+        let now = now();
+        if subresource == "scale" {
+            let schemas = |v: &str| scale_schema(v);
+            return f(&FieldManager {
+                schemas: &schemas,
+                api_version: SCALE_API_VERSION,
+                kind: "Scale",
+                subresource,
+                reset: &BTreeMap::new(),
+                now: &now,
+            });
+        }
+        let schemas = |v: &str| version_schema(e, v);
+        let api_version = e.api_version(&t.version);
+        f(&FieldManager {
+            schemas: &schemas,
+            api_version: &api_version,
+            kind: e.kind,
+            subresource,
+            reset: &self.reset_fields(t, subresource),
+            now: &now,
+        })
+    }
+
+    /// What an endpoint resets, so nobody owns it through that endpoint: status on the main
+    /// resource (of its own version), everything but status on the status subresource (of
+    /// every version with one).
+    fn reset_fields(&self, t: &Target, subresource: &str) -> BTreeMap<String, Set> {
+        let e = self.entry(t);
+        match subresource {
+            "status" => e
+                .versions
+                .iter()
+                .filter(|v| v.status)
+                .map(|v| {
+                    let set = Set::from_paths([Path::fields(["metadata"]), Path::fields(["spec"])]);
+                    (e.api_version(v.name), set)
+                })
+                .collect(),
+            "" if self.version(t).status => BTreeMap::from([(
+                e.api_version(&t.version),
+                Set::from_paths([Path::fields(["status"])]),
+            )]),
+            _ => BTreeMap::new(),
+        }
+    }
+
+    /// Records an Update (create, PUT, merge or JSON patch) in `new`'s managed fields; `live`
+    /// is the stored object, or an empty one on create.
+    pub(super) fn track_update(&self, t: &Target, live: &Value, new: &mut Value, w: &WriteOptions) {
+        let manager = w.field_manager.as_deref().unwrap_or("");
+        self.with_field_manager(t, |fm| fm.update(live, new, manager));
+    }
+
+    /// Server-side apply of `applied` to `live` (an empty object when creating): the merged
+    /// object with its managed fields, or the conflict.
     pub(super) fn apply(
         &self,
         t: &Target,
-        existing: &Value,
+        live: &Value,
         applied: &Value,
-        manager: &str,
-        force: bool,
+        w: &WriteOptions,
     ) -> Result<Value, ApiError> {
+        let manager = w.field_manager.as_deref().unwrap_or("");
         if manager.is_empty() {
             return Err(ApiError::bad_request(
                 "PATCH with apply requires a fieldManager",
             ));
         }
-        let status_only = t.subresource.as_deref() == Some("status");
-        let applied = strip_for_apply(applied, status_only, self.version(t).status);
-        let applied_fields = fields::leaves(&applied);
-        let subresource = status_only.then_some("status");
-        let mut entries = entries(existing);
-        let mut causes = Vec::new();
-        for entry in entries
+        self.with_field_manager(t, |fm| fm.apply(live, applied, manager, w.force))
+            .map_err(|e| match e {
+                ApplyError::Conflicts(c) => ApiError {
+                    code: 409,
+                    reason: "Conflict",
+                    message: c.message(),
+                    details: Some(json!({"causes": c.causes()})),
+                    retry_after: None,
+                },
+                ApplyError::BadRequest(m) => ApiError::bad_request(m),
+                ApplyError::Internal(m) => ApiError {
+                    code: 500,
+                    reason: "",
+                    message: m,
+                    details: None,
+                    retry_after: None,
+                },
+            })
+    }
+
+    /// Schema work on an apply's result: the apiserver defaults it and validates it, but does
+    /// not drop the nulls an applied configuration sets (it drops them only from bodies it
+    /// decodes): a null where the schema has a default takes the default, a null the schema
+    /// allows stays, any other null is invalid.
+    pub(super) fn prepare_applied(&self, t: &Target, object: &mut Value) -> Result<(), ApiError> {
+        let version = self.version(t);
+        let schema = &version.schema;
+        drop_defaulted_nulls(schema, object);
+        let mut without_nulls = object.clone();
+        drop_nulls(schema, &mut without_nulls);
+        if without_nulls != *object {
+            let mut checked = object.clone();
+            crate::testing::decode::prune(schema, &mut checked);
+            apply_defaults(schema, &mut checked);
+            let errors = openapi::validate(version.validator.schema(), &checked, None, None);
+            if !errors.is_empty() {
+                return Err(self.invalid(t, object, &errors));
+            }
+        }
+        Ok(())
+    }
+
+    fn replicas_paths(&self, t: &Target) -> BTreeMap<String, Option<Path>> {
+        let e = self.entry(t);
+        e.versions
             .iter()
-            .filter(|e| e.manager != manager && e.subresource.as_deref() == subresource)
-        {
-            for path in &entry.fields {
-                let conflict = applied_fields.iter().any(|a| {
-                    fields::overlaps(a, path)
-                        && fields::get(existing, a) != fields::get(&applied, a)
+            .map(|v| {
+                let path = v
+                    .scale
+                    .map(|s| Path::fields(s.spec_replicas_path.trim_start_matches('.').split('.')));
+                (e.api_version(v.name), path)
+            })
+            .collect()
+    }
+
+    /// The managed fields a `Scale` view of `object` carries while it is written.
+    pub(super) fn scale_managed_fields(&self, t: &Target, object: &Value) -> Value {
+        let paths = self.replicas_paths(t);
+        let api_version = self.entry(t).api_version(&t.version);
+        let handler = ScaleHandler {
+            parent: object["metadata"].get("managedFields"),
+            api_version: &api_version,
+            replicas_paths: &paths,
+        };
+        match handler.to_subresource() {
+            Ok(entries) if !entries.is_empty() => Value::Array(entries),
+            _ => Value::Null,
+        }
+    }
+
+    /// `object`'s managed fields after a scale write ended with `scale`.
+    pub(super) fn managed_fields_from_scale(
+        &self,
+        t: &Target,
+        object: &Value,
+        scale: &Value,
+    ) -> Value {
+        let paths = self.replicas_paths(t);
+        let api_version = self.entry(t).api_version(&t.version);
+        let handler = ScaleHandler {
+            parent: object["metadata"].get("managedFields"),
+            api_version: &api_version,
+            replicas_paths: &paths,
+        };
+        match handler.to_parent(scale["metadata"].get("managedFields")) {
+            Ok(entries) if !entries.is_empty() => Value::Array(entries),
+            Ok(_) => Value::Null,
+            Err(_) => object["metadata"]["managedFields"].clone(),
+        }
+    }
+}
+
+/// Removes nulls the schema replaces with a default (not nullable, with a `default`), so
+/// defaulting fills them.
+fn drop_defaulted_nulls(schema: &Value, value: &mut Value) {
+    let Value::Object(node) = schema else { return };
+    match value {
+        Value::Object(fields) => {
+            let properties = node.get("properties").and_then(Value::as_object);
+            let additional = node.get("additionalProperties").filter(|a| a.is_object());
+            let child_of = |name: &str| properties.and_then(|p| p.get(name)).or(additional);
+            fields.retain(|name, v| {
+                let defaulted = child_of(name).is_some_and(|c| {
+                    c.get("default").is_some() && c.get("nullable") != Some(&Value::Bool(true))
                 });
-                if conflict {
-                    causes.push(json!({
-                        "reason": "FieldManagerConflict",
-                        "message": format!("conflict with \"{}\"", entry.manager),
-                        "field": format!(".{}", path.join(".")),
-                    }));
-                }
-            }
-        }
-        if !causes.is_empty() && !force {
-            let e = self.entry(t);
-            return Err(ApiError::apply_conflict(
-                e.group,
-                e.plural,
-                meta_str(existing, "name").unwrap_or(""),
-                causes,
-            ));
-        }
-        if force {
-            for entry in entries.iter_mut().filter(|e| e.manager != manager) {
-                entry
-                    .fields
-                    .retain(|p| !applied_fields.iter().any(|a| fields::overlaps(a, p)));
-            }
-        }
-        let mut result = existing.clone();
-        if let Some(previous) = entries.iter().find(|e| {
-            e.manager == manager
-                && e.operation == "Apply"
-                && e.subresource.as_deref() == subresource
-        }) {
-            for path in previous.fields.difference(&applied_fields) {
-                let owned_by_other = entries
-                    .iter()
-                    .any(|e| e.manager != manager && e.fields.contains(path));
-                if !owned_by_other {
-                    fields::remove(&mut result, path);
-                }
-            }
-        }
-        write_entries(&mut result, &entries);
-        fields::merge(&mut result, &applied);
-        Ok(result)
-    }
-}
-
-pub(super) fn entries(object: &Value) -> Vec<Entry> {
-    object["metadata"]["managedFields"]
-        .as_array()
-        .map(|list| {
-            list.iter()
-                .map(|e| Entry {
-                    manager: e["manager"].as_str().unwrap_or("").to_owned(),
-                    operation: e["operation"].as_str().unwrap_or("Update").to_owned(),
-                    subresource: e["subresource"].as_str().map(str::to_owned),
-                    api_version: e["apiVersion"].as_str().unwrap_or("").to_owned(),
-                    fields: fields::from_fields_v1(&e["fieldsV1"]),
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-pub(super) fn write_entries(object: &mut Value, entries: &[Entry]) {
-    let list: Vec<Value> = entries
-        .iter()
-        .filter(|e| !e.fields.is_empty())
-        .map(|e| {
-            let mut v = json!({
-                "manager": e.manager, "operation": e.operation, "apiVersion": e.api_version, "time": now(),
-                "fieldsType": "FieldsV1", "fieldsV1": fields::to_fields_v1(&e.fields),
+                !(v.is_null() && defaulted)
             });
-            if let Some(s) = &e.subresource {
-                v["subresource"] = json!(s);
+            for (name, v) in fields.iter_mut() {
+                if let Some(child) = child_of(name) {
+                    drop_defaulted_nulls(child, v);
+                }
             }
-            v
-        })
-        .collect();
-    if let Value::Object(m) = &mut object["metadata"] {
-        if list.is_empty() {
-            m.remove("managedFields");
-        } else {
-            m.insert("managedFields".into(), Value::Array(list));
         }
+        Value::Array(items) => {
+            if let Some(item) = node.get("items") {
+                items.iter_mut().for_each(|i| drop_defaulted_nulls(item, i));
+            }
+        }
+        _ => {}
     }
-}
-
-pub(super) fn set_entry(
-    object: &mut Value,
-    manager: &str,
-    operation: &str,
-    subresource: Option<&str>,
-    owned: &BTreeSet<FieldPath>,
-    api_version: &str,
-) {
-    let mut list = entries(object);
-    list.retain(|e| {
-        !(e.manager == manager
-            && e.operation == operation
-            && e.subresource.as_deref() == subresource)
-    });
-    list.push(Entry {
-        manager: manager.into(),
-        operation: operation.into(),
-        subresource: subresource.map(Into::into),
-        api_version: api_version.into(),
-        fields: owned.clone(),
-    });
-    write_entries(object, &list);
-}
-
-/// An Update by `manager`: it takes ownership of every field it changed.
-pub(super) fn record_update(
-    object: &mut Value,
-    old: &Value,
-    manager: &str,
-    api_version: &str,
-    subresource: Option<&str>,
-) {
-    let new_leaves = fields::leaves(object);
-    let old_leaves = fields::leaves(old);
-    let changed: BTreeSet<FieldPath> = new_leaves
-        .iter()
-        .filter(|p| fields::get(object, p) != fields::get(old, p))
-        .cloned()
-        .collect();
-    let removed: BTreeSet<FieldPath> = old_leaves.difference(&new_leaves).cloned().collect();
-    if changed.is_empty() && removed.is_empty() {
-        return;
-    }
-    let mut list = entries(object);
-    for e in list.iter_mut() {
-        e.fields.retain(|p| {
-            !changed
-                .iter()
-                .chain(&removed)
-                .any(|c| fields::overlaps(c, p))
-        });
-    }
-    match list.iter_mut().find(|e| {
-        e.manager == manager && e.operation == "Update" && e.subresource.as_deref() == subresource
-    }) {
-        Some(e) => e.fields.extend(changed),
-        None => list.push(Entry {
-            manager: manager.into(),
-            operation: "Update".into(),
-            subresource: subresource.map(Into::into),
-            api_version: api_version.into(),
-            fields: changed,
-        }),
-    }
-    write_entries(object, &list);
 }

@@ -1,26 +1,26 @@
 //! The object store and the apiserver semantics operators depend on.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 use bytes::Bytes;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::fields::{self, FieldPath};
+use super::decode::FieldValidation;
 use super::schema_ops::admit;
 use super::status::ApiError;
 use crate::resource::{ResourceInfo, ScaleInfo, Scope};
 use crate::selector::{FieldSelector, LabelSelector};
+use crate::validation::{BadValue, FieldError, ResourceValidator};
 
 mod apply;
+mod continue_token;
 mod scale;
 mod watch;
 mod write;
 
-use apply::{record_update, set_entry};
 use watch::Event;
 pub use watch::Watcher;
-use write::strip_for_apply;
 
 /// One served version of a kind.
 pub struct VersionEntry {
@@ -29,8 +29,12 @@ pub struct VersionEntry {
     pub schema: Value,
     pub status: bool,
     pub scale: Option<ScaleInfo>,
+    /// The field types managed fields are tracked with.
+    pub types: crate::fieldpath::schema::Schema,
     /// Field-selector paths without the leading dot.
     pub selectable: Vec<String>,
+    /// The apiserver's checks for this version, with the schema compiled once.
+    pub validator: ResourceValidator,
 }
 
 /// One kind (one CRD), all its versions.
@@ -60,17 +64,30 @@ impl KindEntry {
         };
         let versions = infos
             .iter()
-            .map(|i| VersionEntry {
-                name: i.version,
-                served: i.served,
-                schema: built(i.version).unwrap_or_else(|| (i.schema)().to_value()),
-                status: i.status,
-                scale: i.scale,
-                selectable: i
-                    .selectable_fields
-                    .iter()
-                    .map(|p| p.trim_start_matches('.').to_owned())
-                    .collect(),
+            .map(|i| {
+                let schema = built(i.version).unwrap_or_else(|| (i.schema)().to_value());
+                let validator = ResourceValidator::new(
+                    i.group,
+                    i.version,
+                    i.kind,
+                    i.scope == Scope::Namespaced,
+                    &schema,
+                    i.scale,
+                );
+                VersionEntry {
+                    name: i.version,
+                    served: i.served,
+                    types: apply::field_types(&schema),
+                    schema,
+                    status: i.status,
+                    scale: i.scale,
+                    selectable: i
+                        .selectable_fields
+                        .iter()
+                        .map(|p| p.trim_start_matches('.').to_owned())
+                        .collect(),
+                    validator,
+                }
             })
             .collect();
         KindEntry {
@@ -115,20 +132,81 @@ pub struct ListOptions {
     pub continue_token: Option<String>,
 }
 
+/// `ValidateListOptions`: what the apiserver refuses in a list's or watch's options.
+fn list_options_errors(
+    resource_version: &str,
+    resource_version_match: &str,
+    continue_token: &str,
+    watch: bool,
+) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    if resource_version_match.is_empty() {
+        return errors;
+    }
+    let path = "resourceVersionMatch";
+    if watch {
+        errors.push(FieldError::forbidden(
+            path,
+            "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+        ));
+        return errors;
+    }
+    if resource_version.is_empty() {
+        errors.push(FieldError::forbidden(
+            path,
+            "resourceVersionMatch is forbidden unless resourceVersion is provided",
+        ));
+    }
+    if !continue_token.is_empty() {
+        errors.push(FieldError::forbidden(
+            path,
+            "resourceVersionMatch is forbidden when continue is provided",
+        ));
+    }
+    if !matches!(resource_version_match, "Exact" | "NotOlderThan") {
+        let supported = ["Exact", "NotOlderThan", ""].map(String::from);
+        errors.push(FieldError::not_supported(
+            path,
+            BadValue::str(resource_version_match),
+            &supported,
+        ));
+    }
+    if resource_version_match == "Exact" && resource_version == "0" {
+        errors.push(FieldError::forbidden(
+            path,
+            "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
+        ));
+    }
+    errors
+}
+
+/// Which checks a write gets.
+#[derive(Clone, Copy)]
+pub enum Admission<'a> {
+    /// A new object.
+    Create,
+    /// A change of the main resource from the stored object.
+    Update(&'a Value),
+    /// A status subresource write from the stored object.
+    Status(&'a Value),
+}
+
 /// Query options of a write.
 #[derive(Clone, Debug, Default)]
 pub struct WriteOptions {
     pub dry_run: bool,
     pub field_manager: Option<String>,
     pub force: bool,
+    /// What to do with unknown and duplicate fields.
+    pub field_validation: FieldValidation,
 }
 
 /// How a write changes the object.
 pub enum Change {
     /// PUT with the whole object.
     Replace(Value),
-    /// `application/merge-patch+json`.
-    MergePatch(Value),
+    /// `application/merge-patch+json`, and the paths of the keys it repeats.
+    MergePatch(Value, Vec<String>),
     /// `application/json-patch+json`.
     JsonPatch(json_patch::Patch),
     /// `application/apply-patch+yaml`.
@@ -136,6 +214,14 @@ pub enum Change {
 }
 
 pub(super) type Key = (usize, String, String);
+
+/// What a DELETE did to one object.
+enum Deletion {
+    /// Removed; its last state.
+    Gone(Value),
+    /// Marked for deletion and held by finalizers.
+    Terminating(Value),
+}
 
 /// Everything the server holds.
 pub struct State {
@@ -237,46 +323,91 @@ impl State {
         o
     }
 
+    /// The field labels a kind's field selectors may name: as for the apiserver, the name,
+    /// the namespace of namespaced kinds, and the version's selectable fields.
     fn allowed_fields(&self, t: &Target) -> Vec<String> {
-        let mut allowed = vec![
-            "metadata.name".to_string(),
-            "metadata.namespace".to_string(),
-        ];
+        let mut allowed = vec!["metadata.name".to_string()];
+        if self.entry(t).scope == Scope::Namespaced {
+            allowed.push("metadata.namespace".to_string());
+        }
         allowed.extend(self.version(t).selectable.iter().cloned());
         allowed
     }
 
-    /// Parses selectors for the target's kind.
-    pub fn list_options(
+    /// The query of a list or watch, read and checked in the apiserver's order: decoding
+    /// (`limit`, then the selectors; 400), `ListOptions` validation (422), then the
+    /// resourceVersion the storage parses (a 400 for a list, a 500 for a watch).
+    pub fn list_options<'q>(
         &self,
         t: &Target,
-        labels: Option<&str>,
-        fields: Option<&str>,
-        limit: Option<&str>,
-        continue_token: Option<&str>,
+        param: impl Fn(&str) -> Option<&'q str>,
+        watch: bool,
     ) -> Result<ListOptions, ApiError> {
-        let labels = LabelSelector::parse(labels.unwrap_or("")).map_err(ApiError::bad_request)?;
-        let fields = FieldSelector::parse(fields.unwrap_or(""), &self.allowed_fields(t))
-            .map_err(ApiError::bad_request)?;
-        let limit = match limit {
+        let limit = match param("limit") {
             None | Some("") => None,
-            Some(l) => Some(
-                l.parse::<usize>()
-                    .map_err(|_| ApiError::bad_request(format!("invalid limit `{l}`")))?,
-            ),
+            Some(l) => Some(l.parse::<i64>().map_err(|e| {
+                let why = match e.kind() {
+                    std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow => {
+                        "value out of range"
+                    }
+                    _ => "invalid syntax",
+                };
+                ApiError::bad_request(format!("strconv.ParseInt: parsing {l:?}: {why}"))
+            })?),
         };
+        let labels = LabelSelector::parse(param("labelSelector").unwrap_or(""))
+            .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        let fields = FieldSelector::parse(
+            param("fieldSelector").unwrap_or(""),
+            &self.allowed_fields(t),
+        )
+        .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        let resource_version = param("resourceVersion").unwrap_or("");
+        let continue_token = param("continue").unwrap_or("");
+        let errors = list_options_errors(
+            resource_version,
+            param("resourceVersionMatch").unwrap_or(""),
+            continue_token,
+            watch,
+        );
+        if !errors.is_empty() {
+            return Err(ApiError::invalid("meta.k8s.io", "ListOptions", "", &errors));
+        }
+        if !resource_version.is_empty()
+            && let Err(e) = resource_version.parse::<u64>()
+        {
+            let why = match e.kind() {
+                std::num::IntErrorKind::PosOverflow => "value out of range",
+                _ => "invalid syntax",
+            };
+            let error = FieldError::invalid(
+                "resourceVersion",
+                BadValue::str(resource_version),
+                format!("strconv.ParseUint: parsing {resource_version:?}: {why}"),
+            );
+            return Err(match watch {
+                true => ApiError::internal(error.to_string()),
+                false => ApiError::bad_request(format!("invalid resource version: {error}")),
+            });
+        }
         Ok(ListOptions {
             labels,
             fields,
-            limit: limit.filter(|l| *l > 0),
-            continue_token: continue_token.filter(|c| !c.is_empty()).map(str::to_owned),
+            // Zero or negative: no limit, as the apiserver reads it. At resourceVersion 0
+            // the watch cache answers whole lists, ignoring the limit.
+            limit: limit
+                .and_then(|l| usize::try_from(l).ok())
+                .filter(|l| *l > 0 && resource_version != "0"),
+            continue_token: Some(continue_token)
+                .filter(|c| !c.is_empty())
+                .map(str::to_owned),
         })
     }
 
     fn matches(namespace: &Option<String>, o: &ListOptions, object: &Value) -> bool {
         let ns = meta_str(object, "namespace").unwrap_or("");
         namespace.as_deref().is_none_or(|n| n == ns)
-            && (o.labels.0.is_empty() || o.labels.matches(&labels(object)))
+            && (o.labels.is_empty() || o.labels.matches(&labels(object)))
             && o.fields.matches(object)
     }
 
@@ -297,11 +428,10 @@ impl State {
         let all = self.selected(t, o);
         let start = match &o.continue_token {
             Some(token) => {
-                let (ns, name) = token
-                    .split_once('/')
-                    .ok_or_else(|| ApiError::bad_request("invalid continue token"))?;
+                let start = continue_token::decode(token)
+                    .map_err(|e| ApiError::bad_request(format!("invalid continue token: {e}")))?;
                 all.iter()
-                    .position(|((_, n, m), _)| (n.as_str(), m.as_str()) > (ns, name))
+                    .position(|(key, _)| self.list_key(t, key) >= start)
                     .unwrap_or(all.len())
             }
             None => 0,
@@ -311,12 +441,17 @@ impl State {
             Some(l) if l < rest.len() => &rest[..l],
             _ => rest,
         };
-        let mut metadata = json!({"resourceVersion": self.rv.to_string()});
+        let mut metadata = json!({"continue": "", "resourceVersion": self.rv.to_string()});
         if page.len() < rest.len()
-            && let Some(((_, ns, name), _)) = page.last()
+            && let Some((key, _)) = page.last()
         {
-            metadata["continue"] = json!(format!("{ns}/{name}"));
-            metadata["remainingItemCount"] = json!(rest.len() - page.len());
+            // The next page starts just after the last key, as the apiserver's tokens say.
+            let next = format!("{}\u{0}", self.list_key(t, key));
+            metadata["continue"] = json!(continue_token::encode(self.rv, &next));
+            // The apiserver cannot count what a selector would keep.
+            if o.labels.is_empty() && o.fields.is_empty() {
+                metadata["remainingItemCount"] = json!(rest.len() - page.len());
+            }
         }
         let e = self.entry(t);
         Ok(json!({
@@ -325,6 +460,15 @@ impl State {
             "metadata": metadata,
             "items": page.iter().map(|(_, obj)| self.present(t, obj)).collect::<Vec<_>>(),
         }))
+    }
+
+    /// An object's key relative to a list's scope: `name` in a namespace, `namespace/name`
+    /// across namespaces (as etcd keys under the list's prefix).
+    fn list_key(&self, t: &Target, (_, ns, name): &Key) -> String {
+        match (&t.namespace, ns.is_empty()) {
+            (Some(_), _) | (None, true) => name.clone(),
+            (None, false) => format!("{ns}/{name}"),
+        }
     }
 
     pub fn get(&self, t: &Target) -> Result<Value, ApiError> {
@@ -339,40 +483,56 @@ impl State {
         }
     }
 
+    /// The request layer's check: the body's apiVersion is the request's. (A wrong kind is
+    /// the strategy's to report.)
     fn check_type(&self, t: &Target, body: &Value) -> Result<(), ApiError> {
-        let e = self.entry(t);
-        if let Some(kind) = body["kind"].as_str()
-            && kind != e.kind
-        {
-            return Err(ApiError::bad_request(format!(
-                "the kind `{kind}` does not match the resource's kind `{}`",
-                e.kind
-            )));
-        }
+        let expected = self.entry(t).api_version(&t.version);
         if let Some(v) = body["apiVersion"].as_str()
-            && v != e.api_version(&t.version)
+            && v != expected
         {
             return Err(ApiError::bad_request(format!(
-                "the apiVersion `{v}` does not match the request's `{}`",
-                e.api_version(&t.version)
+                "the API version in the data ({v}) does not match the expected API version ({expected})"
             )));
         }
         Ok(())
     }
 
-    fn admit(&self, t: &Target, object: &mut Value) -> Result<(), ApiError> {
-        let errors = admit(&self.version(t).schema, object);
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            let e = self.entry(t);
-            Err(ApiError::invalid(
-                e.group,
-                e.kind,
-                meta_str(object, "name").unwrap_or(""),
-                &errors,
-            ))
+    /// Schema work on a write as decoding does it: drop disallowed nulls, prune, default.
+    /// An applied configuration keeps its nulls where the schema allows them (see
+    /// [`State::prepare_applied`]).
+    fn prepare(&self, t: &Target, object: &mut Value, applied: bool) -> Result<(), ApiError> {
+        if applied {
+            self.prepare_applied(t, object)?;
         }
+        admit(&self.version(t).schema, object);
+        Ok(())
+    }
+
+    /// Validates a write as a create, an update of `old`, or a status update. It runs after
+    /// field tracking, as the apiserver validates what its field manager produced.
+    fn validate(&self, t: &Target, object: &Value, write: Admission<'_>) -> Result<(), ApiError> {
+        let v = &self.version(t).validator;
+        let errors = match write {
+            Admission::Create => v.validate_create(object),
+            Admission::Update(old) => v.validate_update(object, old),
+            Admission::Status(old) => v.validate_status_update(object, old),
+        };
+        if errors.is_empty() {
+            return Ok(());
+        }
+        Err(self.invalid(t, object, &errors))
+    }
+
+    /// `Invalid`, qualified by the object's own kind (as the apiserver reports a wrong kind).
+    fn invalid(&self, t: &Target, object: &Value, errors: &[FieldError]) -> ApiError {
+        let e = self.entry(t);
+        let kind = object["kind"].as_str().unwrap_or(e.kind);
+        ApiError::invalid(
+            e.group,
+            kind,
+            meta_str(object, "name").unwrap_or(""),
+            errors,
+        )
     }
 
     /// Stores a new version of an object under a new resourceVersion and tells watchers.
@@ -408,12 +568,40 @@ impl State {
         Some(object)
     }
 
+    /// DELETE of one object: the `Status` the apiserver answers when the object is gone, or
+    /// the object itself while finalizers hold it.
     pub fn delete(
         &mut self,
         t: &Target,
         options: &Value,
         w: &WriteOptions,
     ) -> Result<Value, ApiError> {
+        match self.delete_object(t, options, w)? {
+            Deletion::Gone(last) => {
+                let e = self.entry(t);
+                Ok(json!({
+                    "kind": "Status",
+                    "apiVersion": "v1",
+                    "metadata": {},
+                    "status": "Success",
+                    "details": {
+                        "name": meta_str(&last, "name").unwrap_or(""),
+                        "group": e.group,
+                        "kind": e.plural,
+                        "uid": meta_str(&last, "uid").unwrap_or(""),
+                    },
+                }))
+            }
+            Deletion::Terminating(object) => Ok(object),
+        }
+    }
+
+    fn delete_object(
+        &mut self,
+        t: &Target,
+        options: &Value,
+        w: &WriteOptions,
+    ) -> Result<Deletion, ApiError> {
         let name = self.name(t)?.to_owned();
         let key = self.key(t, &name);
         let existing = self
@@ -422,50 +610,50 @@ impl State {
             .cloned()
             .ok_or_else(|| self.not_found(t, &name))?;
         let e = self.entry(t);
-        let (group, plural) = (e.group, e.plural);
+        let (group, kind) = (e.group, e.kind);
+        let conflict = |why: String| ApiError::conflict(group, kind, &name, &why);
+        let current_uid = meta_str(&existing, "uid").unwrap_or("");
         if let Some(uid) = options["preconditions"]["uid"].as_str()
-            && meta_str(&existing, "uid") != Some(uid)
+            && current_uid != uid
         {
-            return Err(ApiError::conflict(
-                group,
-                plural,
-                &name,
-                &format!(
-                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
-                    meta_str(&existing, "uid").unwrap_or("")
-                ),
-            ));
+            return Err(conflict(format!(
+                "the UID in the precondition ({uid}) does not match the UID in record ({current_uid}). \
+                 The object might have been deleted and then recreated"
+            )));
         }
+        let current_rv = meta_str(&existing, "resourceVersion").unwrap_or("");
         if let Some(rv) = options["preconditions"]["resourceVersion"].as_str()
-            && meta_str(&existing, "resourceVersion") != Some(rv)
+            && current_rv != rv
         {
-            return Err(ApiError::conflict(
-                group,
-                plural,
-                &name,
-                "the object has been modified; please apply your changes to the latest version and try again",
-            ));
+            return Err(conflict(format!(
+                "the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record ({current_rv}). \
+                 The object might have been modified"
+            )));
         }
         // propagationPolicy is accepted; with no garbage collector there are no dependents.
-        let finalizers: Vec<Value> = existing["metadata"]["finalizers"]
+        let held = existing["metadata"]["finalizers"]
             .as_array()
-            .cloned()
-            .unwrap_or_default();
-        if w.dry_run {
-            return Ok(self.present(t, &existing));
-        }
-        if !finalizers.is_empty() {
-            if existing["metadata"]["deletionTimestamp"].is_string() {
-                return Ok(self.present(t, &existing));
+            .is_some_and(|f| !f.is_empty());
+        if !held {
+            if !w.dry_run {
+                self.remove(key);
             }
-            let mut marked = existing.clone();
-            marked["metadata"]["deletionTimestamp"] = json!(now());
-            marked["metadata"]["deletionGracePeriodSeconds"] = json!(0);
-            let stored = self.commit(key, marked, Some(existing));
-            return Ok(self.present(t, &stored));
+            return Ok(Deletion::Gone(self.present(t, &existing)));
         }
-        let removed = self.remove(key).unwrap_or(existing);
-        Ok(self.present(t, &removed))
+        if existing["metadata"]["deletionTimestamp"].is_string() {
+            return Ok(Deletion::Terminating(self.present(t, &existing)));
+        }
+        // Marking an object for deletion changes it: the apiserver bumps its generation.
+        let mut marked = existing.clone();
+        marked["metadata"]["deletionTimestamp"] = json!(now());
+        marked["metadata"]["deletionGracePeriodSeconds"] = json!(0);
+        let generation = existing["metadata"]["generation"].as_i64().unwrap_or(0);
+        marked["metadata"]["generation"] = json!(generation + 1);
+        if w.dry_run {
+            return Ok(Deletion::Terminating(self.present(t, &marked)));
+        }
+        let stored = self.commit(key, marked, Some(existing));
+        Ok(Deletion::Terminating(self.present(t, &stored)))
     }
 
     pub fn delete_collection(
@@ -487,7 +675,9 @@ impl State {
                 namespace: (!ns.is_empty()).then_some(ns),
                 ..t.clone()
             };
-            items.push(self.delete(&target, options, w)?);
+            items.push(match self.delete_object(&target, options, w)? {
+                Deletion::Gone(last) | Deletion::Terminating(last) => last,
+            });
         }
         let e = self.entry(t);
         Ok(

@@ -50,14 +50,47 @@ impl State {
             .version(t)
             .scale
             .ok_or_else(|| ApiError::no_route("scale"))?;
-        let mut scale = self.scale_of(t, &existing)?;
-        match change {
-            Change::Replace(body) => scale = body,
-            Change::MergePatch(p) => json_patch::merge(&mut scale, &p),
-            Change::JsonPatch(p) => json_patch::patch(&mut scale, &p)
-                .map_err(|e| ApiError::bad_request(e.to_string()))?,
-            Change::Apply(a) => fields::merge(&mut scale, &a),
+        let mut live = self.scale_of(t, &existing)?;
+        let managed = self.scale_managed_fields(t, &existing);
+        if !managed.is_null() {
+            live["metadata"]["managedFields"] = managed;
         }
+        let (mut scale, applied) = match change {
+            Change::Replace(body) => (body, false),
+            Change::MergePatch(p, _) => {
+                let mut s = live.clone();
+                json_patch::merge(&mut s, &p);
+                (s, false)
+            }
+            Change::JsonPatch(p) => {
+                let mut s = live.clone();
+                json_patch::patch(&mut s, &p).map_err(|e| ApiError::bad_request(e.to_string()))?;
+                (s, false)
+            }
+            Change::Apply(a) => {
+                let applied = self.apply(t, &live, &a, w)?;
+                // The apiserver cannot turn an applied Scale back into the resource: an apply
+                // that changes the Scale fails after its conflicts were checked.
+                if without_managed_fields(&applied) != without_managed_fields(&live) {
+                    return Err(ApiError {
+                        code: 500,
+                        reason: "",
+                        message: format!(
+                            "failed to convert new object ({}/{}; autoscaling/v1, Kind=Scale) to proper version: request to convert CR to an invalid group/version: autoscaling/v1",
+                            meta_str(&a, "namespace").unwrap_or(""),
+                            meta_str(&a, "name").unwrap_or(""),
+                        ),
+                        details: None,
+                        retry_after: None,
+                    });
+                }
+                (applied, true)
+            }
+        };
+        if !applied {
+            self.track_update(t, &live, &mut scale, w);
+        }
+        let managed = self.managed_fields_from_scale(t, &existing, &scale);
         let replicas = scale["spec"]["replicas"].clone();
         if !replicas.is_i64() {
             return Err(ApiError::bad_request("spec.replicas must be an integer"));
@@ -72,7 +105,13 @@ impl State {
             subresource: None,
             ..t.clone()
         };
-        let (_, updated) = self.write(&main, Change::Replace(object), w)?;
+        let (_, updated) = self.write_change(
+            &main,
+            Change::Replace(object),
+            w,
+            &mut Vec::new(),
+            Some(managed),
+        )?;
         let stored = self
             .objects
             .get(&self.key(t, meta_str(&updated, "name").unwrap_or("")))
@@ -80,6 +119,14 @@ impl State {
             .unwrap_or(updated);
         self.scale_of(t, &stored)
     }
+}
+
+fn without_managed_fields(object: &Value) -> Value {
+    let mut o = object.clone();
+    if let Value::Object(m) = &mut o["metadata"] {
+        m.remove("managedFields");
+    }
+    o
 }
 
 pub(super) fn set_pointer(object: &mut Value, pointer: &str, value: Value) {

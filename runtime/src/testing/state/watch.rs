@@ -116,15 +116,20 @@ impl State {
             .old
             .as_ref()
             .is_some_and(|o| Self::matches(&w.namespace, &w.options, o));
-        let event_type = match (e.event_type, before, now) {
-            ("DELETED", true, _) => "DELETED",
-            ("DELETED", false, _) => return None,
-            (_, true, true) => "MODIFIED",
-            (_, false, true) => "ADDED",
-            (_, true, false) => "DELETED",
-            (_, false, false) => return None,
-        };
-        Some(self.frame(w, event_type, &e.new))
+        match (e.event_type, before, now) {
+            ("DELETED", true, _) => Some(self.frame(w, "DELETED", &e.new)),
+            ("DELETED", false, _) => None,
+            (_, true, true) => Some(self.frame(w, "MODIFIED", &e.new)),
+            (_, false, true) => Some(self.frame(w, "ADDED", &e.new)),
+            // Leaving the selection: the apiserver shows the object as the watcher last saw
+            // it, at the event's resourceVersion.
+            (_, true, false) => {
+                let mut last_seen = e.old.clone().unwrap_or_default();
+                last_seen["metadata"]["resourceVersion"] = json!(e.rv.to_string());
+                Some(self.frame(w, "DELETED", &last_seen))
+            }
+            (_, false, false) => None,
+        }
     }
 
     pub(super) fn publish(&mut self, event: Event) {

@@ -1,14 +1,22 @@
 //! Writes: create and update (PUT and patches), with the status subresource's rules.
 
 use super::*;
-use crate::schema::validate::FieldErrorType;
+use crate::testing::decode;
+use crate::validation::{BadValue, FieldError};
 
 impl State {
-    pub fn create(
+    pub fn create(&mut self, t: &Target, body: Value, w: &WriteOptions) -> Result<Value, ApiError> {
+        self.create_object(t, body, w, None)
+    }
+
+    /// Creates an object; `applied` holds the managed fields of an apply that creates it
+    /// (otherwise the create is tracked as an Update).
+    fn create_object(
         &mut self,
         t: &Target,
         mut body: Value,
         w: &WriteOptions,
+        applied: Option<Value>,
     ) -> Result<Value, ApiError> {
         if !body.is_object() {
             return Err(ApiError::bad_request("the body must be a JSON object"));
@@ -32,40 +40,31 @@ impl State {
                 }
             }
         }
+        // Without a name or generateName, validation reports the missing name.
         let name = match (meta_str(&body, "name"), meta_str(&body, "generateName")) {
             (Some(n), _) if !n.is_empty() => n.to_owned(),
             (_, Some(prefix)) if !prefix.is_empty() => {
                 self.sequence += 1;
                 format!("{prefix}{}", suffix(self.sequence))
             }
-            _ => {
-                return Err(ApiError::invalid_field(
-                    group,
-                    kind,
-                    "",
-                    ".metadata.name",
-                    FieldErrorType::Required,
-                    "name or generateName is required",
-                ));
-            }
+            _ => String::new(),
         };
-        let key = self.key(t, &name);
-        if self.objects.contains_key(&key) {
-            return Err(ApiError::already_exists(group, plural, &name));
-        }
         if self.version(t).status
             && let Value::Object(m) = &mut body
         {
             m.remove("status");
         }
         body["apiVersion"] = json!(self.entry(t).api_version(&t.version));
-        body["kind"] = json!(kind);
+        if !body["kind"].is_string() {
+            body["kind"] = json!(kind);
+        }
         self.sequence += 1;
         let m = &mut body["metadata"];
         m["name"] = json!(name);
         m["uid"] = json!(format!("00000000-0000-4000-8000-{:012x}", self.sequence));
         m["creationTimestamp"] = json!(now());
         m["generation"] = json!(1);
+        let requested_managed_fields = m.get("managedFields").cloned();
         if let Value::Object(m) = m {
             for k in [
                 "deletionTimestamp",
@@ -77,15 +76,24 @@ impl State {
                 m.remove(k);
             }
         }
-        self.admit(t, &mut body)?;
-        let manager = w.field_manager.clone().unwrap_or_else(|| "unknown".into());
-        record_update(
-            &mut body,
-            &Value::Null,
-            &manager,
-            &self.entry(t).api_version(&t.version),
-            None,
-        );
+        self.prepare(t, &mut body, applied.is_some())?;
+        match applied {
+            Some(managed) => set_managed_fields(&mut body, managed),
+            None => {
+                if let Some(requested) = requested_managed_fields {
+                    body["metadata"]["managedFields"] = requested;
+                }
+                let live = json!({"apiVersion": body["apiVersion"], "kind": body["kind"]});
+                self.track_update(t, &live, &mut body, w);
+            }
+        }
+        self.validate(t, &body, Admission::Create)?;
+        // Validation comes first: an invalid object is refused as invalid even when its name
+        // is taken.
+        let key = self.key(t, &name);
+        if self.objects.contains_key(&key) {
+            return Err(ApiError::already_exists(group, plural, &name));
+        }
         if w.dry_run {
             return Ok(self.present(t, &body));
         }
@@ -99,48 +107,43 @@ impl State {
         t: &Target,
         change: Change,
         w: &WriteOptions,
+        warnings: &mut Vec<String>,
+    ) -> Result<(u16, Value), ApiError> {
+        self.write_change(t, change, w, warnings, None)
+    }
+
+    /// A write whose managed fields are `preset` (a scale write translated them), or tracked
+    /// from the change.
+    pub(super) fn write_change(
+        &mut self,
+        t: &Target,
+        change: Change,
+        w: &WriteOptions,
+        warnings: &mut Vec<String>,
+        preset: Option<Value>,
     ) -> Result<(u16, Value), ApiError> {
         let name = self.name(t)?.to_owned();
         let key = self.key(t, &name);
+        if let Change::Replace(body) = &change
+            && t.subresource.as_deref() != Some("scale")
+        {
+            self.check_update_body(t, &name, body)?;
+        }
         let existing = match self.objects.get(&key) {
             Some(o) => self.present(t, o),
             None => {
                 return match change {
                     Change::Apply(applied) if t.subresource.is_none() => {
-                        let mut body = applied.clone();
+                        let e = self.entry(t);
+                        let live = json!({"apiVersion": e.api_version(&t.version), "kind": e.kind});
+                        let mut body = self.apply(t, &live, &applied, w)?;
                         if !body["metadata"].is_object() {
                             body["metadata"] = json!({});
                         }
                         body["metadata"]["name"] = json!(name);
-                        let created = self.create(
-                            t,
-                            body,
-                            &WriteOptions {
-                                field_manager: None,
-                                ..w.clone()
-                            },
-                        )?;
-                        let manager = w.field_manager.clone().unwrap_or_default();
-                        let mut with_owner = created;
-                        // The applier owns what it applied; create's own Update entry goes.
-                        if let Value::Object(m) = &mut with_owner["metadata"] {
-                            m.remove("managedFields");
-                        }
-                        set_entry(
-                            &mut with_owner,
-                            &manager,
-                            "Apply",
-                            None,
-                            &fields::leaves(&applied),
-                            &self.entry(t).api_version(&t.version),
-                        );
-                        if !w.dry_run
-                            && let Some(stored) = self.objects.get_mut(&key)
-                        {
-                            stored["metadata"]["managedFields"] =
-                                with_owner["metadata"]["managedFields"].clone();
-                        }
-                        Ok((201, with_owner))
+                        let managed = body["metadata"]["managedFields"].take();
+                        let created = self.create_object(t, body, w, Some(managed))?;
+                        Ok((201, created))
                     }
                     _ => Err(self.not_found(t, &name)),
                 };
@@ -151,52 +154,64 @@ impl State {
         }
         let status_only = t.subresource.as_deref() == Some("status");
         let api_version = self.entry(t).api_version(&t.version);
-        let manager = w.field_manager.clone().unwrap_or_else(|| "unknown".into());
         let (mut new, applied) = match change {
             Change::Replace(body) => {
-                self.check_type(t, &body)?;
-                match meta_str(&body, "resourceVersion") {
-                    None | Some("") => {
-                        let e = self.entry(t);
-                        return Err(ApiError::invalid_field(
-                            e.group,
-                            e.kind,
-                            &name,
-                            ".metadata.resourceVersion",
-                            FieldErrorType::Invalid,
-                            "must be specified for an update",
-                        ));
-                    }
-                    _ => {}
+                let current_uid = meta_str(&existing, "uid").unwrap_or("");
+                if let Some(uid) =
+                    meta_str(&body, "uid").filter(|u| !u.is_empty() && *u != current_uid)
+                {
+                    // The store's precondition, checked before the update itself.
+                    let e = self.entry(t);
+                    let key = format!(
+                        "/registry/{}/{}/{}",
+                        e.group,
+                        e.plural,
+                        match &t.namespace {
+                            Some(ns) => format!("{ns}/{name}"),
+                            None => name.clone(),
+                        }
+                    );
+                    return Err(ApiError::conflict(
+                        e.group,
+                        e.plural,
+                        &name,
+                        &format!(
+                            "StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, \
+                             AdditionalErrorMsg: Precondition failed: UID in precondition: {uid}, \
+                             UID in object meta: {current_uid}"
+                        ),
+                    ));
                 }
-                (body, None)
+                if meta_str(&body, "resourceVersion").is_none_or(str::is_empty) {
+                    // The store's own check (unconditional updates are not allowed), which
+                    // qualifies the name with the resource, not the kind.
+                    let e = self.entry(t);
+                    let error = FieldError::invalid(
+                        "metadata.resourceVersion",
+                        BadValue::Int(0),
+                        "must be specified for an update",
+                    );
+                    return Err(ApiError::invalid(e.group, e.plural, &name, &[error]));
+                }
+                (body, false)
             }
-            Change::MergePatch(patch) => {
+            Change::MergePatch(patch, duplicates) => {
                 let mut doc = existing.clone();
                 json_patch::merge(&mut doc, &patch);
-                (doc, None)
+                warnings.extend(self.decode_patched(t, &mut doc, &duplicates, w)?);
+                (doc, false)
             }
             Change::JsonPatch(patch) => {
                 let mut doc = existing.clone();
-                json_patch::patch(&mut doc, &patch).map_err(|e| {
-                    let mut err =
-                        ApiError::bad_request(format!("the JSON patch could not be applied: {e}"));
-                    err.code = 422;
-                    err.reason = "Invalid";
-                    err
-                })?;
-                (doc, None)
+                json_patch::patch(&mut doc, &patch)
+                    .map_err(|_| ApiError::patch_not_applicable())?;
+                warnings.extend(self.decode_patched(t, &mut doc, &[], w)?);
+                (doc, false)
             }
-            Change::Apply(applied) => {
-                self.check_type(t, &applied)?;
-                let doc = self.apply(t, &existing, &applied, &manager, w.force)?;
-                (doc, Some(applied))
-            }
+            Change::Apply(applied) => (self.apply(t, &existing, &applied, w)?, true),
         };
-        if meta_str(&new, "name").is_some_and(|n| n != name) {
-            return Err(ApiError::bad_request(
-                "the name of the object does not match the name on the URL",
-            ));
+        if let Some(other) = meta_str(&new, "name").filter(|n| *n != name) {
+            return Err(name_mismatch(other, &name));
         }
         let current_rv = meta_str(&existing, "resourceVersion")
             .unwrap_or("")
@@ -216,6 +231,10 @@ impl State {
         // Server-owned metadata comes from the stored object.
         let mut result = if status_only {
             let mut r = existing.clone();
+            // An apply's managed fields come with its result; an Update tracks from the live ones.
+            if applied {
+                set_managed_fields(&mut r, new["metadata"]["managedFields"].clone());
+            }
             r["status"] = new.get("status").cloned().unwrap_or(Value::Null);
             if r["status"].is_null()
                 && let Value::Object(m) = &mut r
@@ -231,7 +250,6 @@ impl State {
                 "deletionTimestamp",
                 "deletionGracePeriodSeconds",
                 "namespace",
-                "managedFields",
             ] {
                 match existing["metadata"].get(k) {
                     Some(v) => new["metadata"][k] = v.clone(),
@@ -255,34 +273,28 @@ impl State {
             new
         };
         result["apiVersion"] = json!(api_version);
-        result["kind"] = json!(self.entry(t).kind);
+        if !result["kind"].is_string() {
+            result["kind"] = json!(self.entry(t).kind);
+        }
         result["metadata"]["resourceVersion"] = json!(current_rv);
-        self.admit(t, &mut result)?;
+        self.prepare(t, &mut result, applied)?;
         let spec_changed = without(&result, &["metadata", "status"])
             != without(&existing, &["metadata", "status"]);
         if spec_changed && !status_only {
             let generation = existing["metadata"]["generation"].as_i64().unwrap_or(1);
             result["metadata"]["generation"] = json!(generation + 1);
         }
-        let subresource = status_only.then_some("status");
-        match &applied {
-            Some(applied) => {
-                let owned = fields::leaves(&strip_for_apply(
-                    applied,
-                    status_only,
-                    self.version(t).status,
-                ));
-                set_entry(
-                    &mut result,
-                    &manager,
-                    "Apply",
-                    subresource,
-                    &owned,
-                    &api_version,
-                );
-            }
-            None => record_update(&mut result, &existing, &manager, &api_version, subresource),
+        match preset {
+            Some(managed) => set_managed_fields(&mut result, managed),
+            None if !applied => self.track_update(t, &existing, &mut result, w),
+            None => {}
         }
+        let admission = if status_only {
+            Admission::Status(&existing)
+        } else {
+            Admission::Update(&existing)
+        };
+        self.validate(t, &result, admission)?;
         if without(&result, &["metadata"]) == without(&existing, &["metadata"])
             && result["metadata"] == existing["metadata"]
         {
@@ -296,13 +308,57 @@ impl State {
             return Ok((200, result));
         }
         if finalizers_done {
-            self.objects.insert(key.clone(), result);
-            let removed = self.remove(key).unwrap_or_default();
-            return Ok((200, self.present(t, &removed)));
+            // The apiserver deletes the stored object rather than storing the update: watchers
+            // see it DELETED as it was, the writer gets its update back.
+            if let Some(removed) = self.remove(key) {
+                result["metadata"]["resourceVersion"] =
+                    removed["metadata"]["resourceVersion"].clone();
+            }
+            return Ok((200, self.present(t, &result)));
         }
         let old = self.objects.get(&key).cloned();
         let stored = self.commit(key, result, old);
         Ok((200, self.present(t, &stored)))
+    }
+}
+
+fn name_mismatch(body: &str, url: &str) -> ApiError {
+    ApiError::bad_request(format!(
+        "the name of the object ({body}) does not match the name on the URL ({url})"
+    ))
+}
+
+impl State {
+    /// A patched object decoded as the apiserver decodes it (the status subresource's
+    /// patches included): coerced with the schema, unknown fields reported or refused.
+    fn decode_patched(
+        &self,
+        t: &Target,
+        doc: &mut Value,
+        duplicates: &[String],
+        w: &WriteOptions,
+    ) -> Result<Vec<String>, ApiError> {
+        decode::patched_object(doc, &self.version(t).schema, duplicates, w.field_validation)
+    }
+
+    /// What the apiserver checks in a PUT body before it reads the stored object: the
+    /// apiVersion, the namespace and the name.
+    fn check_update_body(&self, t: &Target, name: &str, body: &Value) -> Result<(), ApiError> {
+        self.check_type(t, body)?;
+        let ns = meta_str(body, "namespace").unwrap_or("");
+        if let Some(expected) = &t.namespace
+            && !ns.is_empty()
+            && ns != expected
+        {
+            return Err(ApiError::bad_request(
+                "the namespace of the provided object does not match the namespace sent on the request",
+            ));
+        }
+        let in_body = meta_str(body, "name").unwrap_or("");
+        if in_body != name {
+            return Err(name_mismatch(in_body, name));
+        }
+        Ok(())
     }
 }
 
@@ -319,29 +375,13 @@ pub(super) fn suffix(n: u64) -> String {
         .collect()
 }
 
-/// An applied configuration without what apply does not own: server metadata, and status
-/// (or everything but status, for the status subresource).
-pub(super) fn strip_for_apply(applied: &Value, status_only: bool, has_status: bool) -> Value {
-    let mut a = applied.clone();
-    if let Value::Object(m) = &mut a {
-        if status_only {
-            m.retain(|k, _| k == "status" || k == "apiVersion" || k == "kind");
-        } else if has_status {
-            m.remove("status");
+/// Sets `metadata.managedFields` (removes it for `null`).
+fn set_managed_fields(object: &mut Value, managed: Value) {
+    if managed.is_null() {
+        if let Value::Object(m) = &mut object["metadata"] {
+            m.remove("managedFields");
         }
-        if let Some(Value::Object(meta)) = m.get_mut("metadata") {
-            meta.retain(|k, _| {
-                matches!(
-                    k.as_str(),
-                    "labels"
-                        | "annotations"
-                        | "finalizers"
-                        | "ownerReferences"
-                        | "name"
-                        | "namespace"
-                )
-            });
-        }
+    } else {
+        object["metadata"]["managedFields"] = managed;
     }
-    a
 }

@@ -1,0 +1,374 @@
+//! Sets of field paths, stored as the apiserver stores them: a tree whose nodes hold the
+//! elements that are members at that level and the children below them, both sorted.
+
+use super::{Path, PathElement};
+
+/// A set of paths. A path is a member when it is owned itself; a node can have children
+/// without being a member (owning `spec.replicas` does not own `spec`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Set {
+    members: Vec<PathElement>,
+    children: Vec<(PathElement, Set)>,
+}
+
+impl Set {
+    /// The empty set.
+    pub fn new() -> Self {
+        Set::default()
+    }
+
+    /// The set of the given paths.
+    pub fn from_paths(paths: impl IntoIterator<Item = Path>) -> Self {
+        let mut set = Set::new();
+        for p in paths {
+            set.insert(&p.0);
+        }
+        set
+    }
+
+    /// Adds the path `path` (ignored when empty).
+    pub fn insert(&mut self, path: &[PathElement]) {
+        match path {
+            [] => {}
+            [last] => insert_sorted(&mut self.members, last),
+            [first, rest @ ..] => self.descend(first).insert(rest),
+        }
+    }
+
+    /// The child node for `element`, created when missing.
+    pub fn descend(&mut self, element: &PathElement) -> &mut Set {
+        let at = match self.children.binary_search_by(|(e, _)| e.cmp(element)) {
+            Ok(at) => at,
+            Err(at) => {
+                self.children.insert(at, (element.clone(), Set::new()));
+                at
+            }
+        };
+        &mut self.children[at].1
+    }
+
+    /// The members at this level.
+    pub fn members(&self) -> &[PathElement] {
+        &self.members
+    }
+
+    /// The child nodes at this level.
+    pub fn children(&self) -> &[(PathElement, Set)] {
+        &self.children
+    }
+
+    /// The set below `element` (what `element`'s children hold), if any.
+    pub fn child(&self, element: &PathElement) -> Option<&Set> {
+        self.children
+            .binary_search_by(|(e, _)| e.cmp(element))
+            .ok()
+            .map(|at| &self.children[at].1)
+    }
+
+    /// The subset below `element`, empty when there is none.
+    pub fn with_prefix(&self, element: &PathElement) -> Set {
+        self.child(element).cloned().unwrap_or_default()
+    }
+
+    /// Whether `element` is a member at this level.
+    pub fn has_member(&self, element: &PathElement) -> bool {
+        self.members.binary_search(element).is_ok()
+    }
+
+    /// Whether `path` is a member.
+    pub fn has(&self, path: &[PathElement]) -> bool {
+        match path {
+            [] => false,
+            [last] => self.has_member(last),
+            [first, rest @ ..] => self.child(first).is_some_and(|c| c.has(rest)),
+        }
+    }
+
+    /// Whether no path is a member.
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty() && self.children.iter().all(|(_, c)| c.is_empty())
+    }
+
+    /// The number of member paths.
+    pub fn len(&self) -> usize {
+        self.members.len() + self.children.iter().map(|(_, c)| c.len()).sum::<usize>()
+    }
+
+    /// Every member path, members of a level before the paths below it, each in order.
+    pub fn paths(&self) -> Vec<Path> {
+        let mut out = Vec::new();
+        self.collect(&mut Vec::new(), &mut out);
+        out
+    }
+
+    fn collect(&self, prefix: &mut Vec<PathElement>, out: &mut Vec<Path>) {
+        for m in &self.members {
+            let mut p = prefix.clone();
+            p.push(m.clone());
+            out.push(Path(p));
+        }
+        for (e, child) in &self.children {
+            prefix.push(e.clone());
+            child.collect(prefix, out);
+            prefix.pop();
+        }
+    }
+
+    /// Paths in either set.
+    pub fn union(&self, other: &Set) -> Set {
+        Set {
+            members: merge_sorted(&self.members, &other.members),
+            children: zip_children(&self.children, &other.children, |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(a.union(b)),
+                (Some(x), None) | (None, Some(x)) => Some(x.clone()),
+                (None, None) => None,
+            }),
+        }
+    }
+
+    /// Paths in both sets.
+    pub fn intersection(&self, other: &Set) -> Set {
+        Set {
+            members: self
+                .members
+                .iter()
+                .filter(|m| other.has_member(m))
+                .cloned()
+                .collect(),
+            children: zip_children(&self.children, &other.children, |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(a.intersection(b)).filter(|s| !s.is_empty()),
+                _ => None,
+            }),
+        }
+    }
+
+    /// Paths of this set that are not in `other`.
+    pub fn difference(&self, other: &Set) -> Set {
+        Set {
+            members: self
+                .members
+                .iter()
+                .filter(|m| !other.has_member(m))
+                .cloned()
+                .collect(),
+            children: zip_children(&self.children, &other.children, |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(a.difference(b)).filter(|s| !s.is_empty()),
+                (Some(a), None) => Some(a.clone()),
+                _ => None,
+            }),
+        }
+    }
+
+    /// Paths of this set that neither are in `other` nor lie below a member of `other`.
+    pub fn recursive_difference(&self, other: &Set) -> Set {
+        Set {
+            members: self
+                .members
+                .iter()
+                .filter(|m| !other.has_member(m))
+                .cloned()
+                .collect(),
+            children: self
+                .children
+                .iter()
+                .filter(|(e, _)| !other.has_member(e))
+                .filter_map(|(e, c)| match other.child(e) {
+                    Some(o) => {
+                        Some((e.clone(), c.recursive_difference(o))).filter(|(_, s)| !s.is_empty())
+                    }
+                    None => Some((e.clone(), c.clone())),
+                })
+                .collect(),
+        }
+    }
+
+    /// The members that have no member below them.
+    pub fn leaves(&self) -> Set {
+        Set {
+            members: self
+                .members
+                .iter()
+                .filter(|m| self.child(m).is_none())
+                .cloned()
+                .collect(),
+            children: self
+                .children
+                .iter()
+                .map(|(e, c)| (e.clone(), c.leaves()))
+                .collect(),
+        }
+    }
+
+    pub(crate) fn from_parts(members: Vec<PathElement>, children: Vec<(PathElement, Set)>) -> Self {
+        Set { members, children }
+    }
+}
+
+fn insert_sorted(list: &mut Vec<PathElement>, element: &PathElement) {
+    if let Err(at) = list.binary_search(element) {
+        list.insert(at, element.clone());
+    }
+}
+
+fn merge_sorted(a: &[PathElement], b: &[PathElement]) -> Vec<PathElement> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => {
+                out.push(a[i].clone());
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(b[j].clone());
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push(a[i].clone());
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
+/// Walks two sorted child lists together, keeping what `f` returns for each element.
+fn zip_children(
+    a: &[(PathElement, Set)],
+    b: &[(PathElement, Set)],
+    f: impl Fn(Option<&Set>, Option<&Set>) -> Option<Set>,
+) -> Vec<(PathElement, Set)> {
+    let mut out = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let order = match (a.get(i), b.get(j)) {
+            (Some((x, _)), Some((y, _))) => x.cmp(y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        };
+        let (element, kept) = match order {
+            std::cmp::Ordering::Less => {
+                i += 1;
+                (&a[i - 1].0, f(Some(&a[i - 1].1), None))
+            }
+            std::cmp::Ordering::Greater => {
+                j += 1;
+                (&b[j - 1].0, f(None, Some(&b[j - 1].1)))
+            }
+            std::cmp::Ordering::Equal => {
+                i += 1;
+                j += 1;
+                (&a[i - 1].0, f(Some(&a[i - 1].1), Some(&b[j - 1].1)))
+            }
+        };
+        if let Some(set) = kept {
+            out.push((element.clone(), set));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn set(paths: &[&[&str]]) -> Set {
+        Set::from_paths(paths.iter().map(|p| Path::fields(p.iter().copied())))
+    }
+
+    #[test]
+    fn union_intersection_and_difference_work_level_by_level() {
+        let a = set(&[&["spec"], &["spec", "a"], &["spec", "b"], &["status", "x"]]);
+        let b = set(&[&["spec", "b"], &["spec", "c"], &["metadata", "labels", "l"]]);
+        assert_eq!(
+            a.union(&b),
+            set(&[
+                &["spec"],
+                &["spec", "a"],
+                &["spec", "b"],
+                &["spec", "c"],
+                &["status", "x"],
+                &["metadata", "labels", "l"]
+            ])
+        );
+        assert_eq!(a.intersection(&b), set(&[&["spec", "b"]]));
+        assert_eq!(
+            a.difference(&b),
+            set(&[&["spec"], &["spec", "a"], &["status", "x"]])
+        );
+        assert!(a.intersection(&set(&[&["other"]])).is_empty());
+        assert_eq!(a.len(), 4);
+        assert!(a.has(&Path::fields(["spec"]).0) && !b.has(&Path::fields(["spec"]).0));
+    }
+
+    #[test]
+    fn recursive_difference_removes_everything_below_a_member() {
+        let owned = set(&[
+            &["status"],
+            &["status", "phase"],
+            &["status", "conditions", "c"],
+            &["spec", "x"],
+        ]);
+        let reset = set(&[&["status"]]);
+        assert_eq!(
+            owned.difference(&reset),
+            set(&[
+                &["status", "phase"],
+                &["status", "conditions", "c"],
+                &["spec", "x"]
+            ])
+        );
+        assert_eq!(owned.recursive_difference(&reset), set(&[&["spec", "x"]]));
+    }
+
+    #[test]
+    fn leaves_drop_members_with_children() {
+        let s = set(&[
+            &["spec"],
+            &["spec", "a"],
+            &["spec", "m"],
+            &["spec", "m", "k"],
+        ]);
+        assert_eq!(s.leaves(), set(&[&["spec", "a"], &["spec", "m", "k"]]));
+    }
+
+    #[test]
+    fn paths_list_members_before_children_in_element_order() {
+        let key = |name: &str| PathElement::key([("name".to_owned(), json!(name))]);
+        let mut s = Set::new();
+        s.insert(&[
+            PathElement::field("spec"),
+            PathElement::field("ports"),
+            key("b"),
+        ]);
+        s.insert(&[
+            PathElement::field("spec"),
+            PathElement::field("ports"),
+            key("a"),
+            PathElement::field("port"),
+        ]);
+        s.insert(&[
+            PathElement::field("spec"),
+            PathElement::field("ports"),
+            key("a"),
+        ]);
+        s.insert(&[PathElement::field("apiVersion")]);
+        let printed: Vec<String> = s.paths().iter().map(Path::to_string).collect();
+        assert_eq!(
+            printed,
+            [
+                ".apiVersion",
+                r#".spec.ports[name="a"]"#,
+                r#".spec.ports[name="b"]"#,
+                r#".spec.ports[name="a"].port"#
+            ]
+        );
+        assert_eq!(s.with_prefix(&PathElement::field("spec")).len(), 3);
+        assert!(s.with_prefix(&PathElement::field("none")).is_empty());
+    }
+}

@@ -1,0 +1,216 @@
+//! Conformance: the same requests sent to kubegen's in-memory server and to a real
+//! kube-apiserver must get the same answers — HTTP code, `Status` reason, message and causes,
+//! warnings, the returned object and the stored object (every write is followed by a GET),
+//! watch event sequences and list pages.
+//!
+//! With a real apiserver configured (`KUBEBUILDER_ASSETS` or `KUBEGEN_TEST_KUBECONFIG`) both
+//! servers are asked live. The apiserver's answers are also recorded in
+//! `tests/conformance/apiserver.json`, so that on a machine without one the in-memory server
+//! is still compared with the apiserver's recorded answers; a live run checks that the
+//! recording is current. `KUBEGEN_CONFORMANCE_RECORD=1` with a real apiserver rewrites it.
+//! Answers are normalized first: uids, resourceVersions, timestamps, continue tokens and the
+//! per-run namespace name are blanked (see `runner::normalize`).
+
+#[path = "conformance/cases/mod.rs"]
+mod cases;
+#[path = "conformance/kinds.rs"]
+mod kinds;
+#[path = "conformance/runner.rs"]
+mod runner;
+#[path = "conformance/script.rs"]
+mod script;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use kubegen::testing::TestEnv;
+use serde_json::Value;
+
+const RECORDING: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/conformance/apiserver.json"
+);
+
+/// Differences kept on purpose, by case name, with the reason (also listed in the README).
+const INTENTIONAL: &[(&str, &str)] = &[
+    (
+        "ruled: a rule fails",
+        "CEL rules are not evaluated in memory yet (the CEL issue)",
+    ),
+    (
+        "ruled: a field rule fails",
+        "CEL rules are not evaluated in memory yet (the CEL issue)",
+    ),
+];
+
+type Recording = BTreeMap<String, Vec<Value>>;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_in_memory_server_answers_like_the_apiserver() {
+    let cases = cases::all();
+    let mut names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
+    names.sort();
+    let before = names.len();
+    names.dedup();
+    assert_eq!(before, names.len(), "case names are unique");
+
+    let memory = TestEnv::in_memory("conformance");
+    let real = TestEnv::real("conformance")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let recorded: Recording = std::fs::read(RECORDING)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default();
+    let record = std::env::var_os("KUBEGEN_CONFORMANCE_RECORD").is_some();
+    assert!(
+        !record || real.is_some(),
+        "KUBEGEN_CONFORMANCE_RECORD needs a real apiserver (KUBEBUILDER_ASSETS or KUBEGEN_TEST_KUBECONFIG)"
+    );
+
+    let mut report = Report::default();
+    let mut recording = Recording::new();
+    for (i, case) in cases.iter().enumerate() {
+        let namespace = format!("conformance-{}-{i}", std::process::id());
+        let ours = runner::run(&memory.client, &namespace, case).await;
+        let reference = match &real {
+            Some(real) => {
+                real.create_namespace(&namespace).await.unwrap();
+                let live = runner::run(&real.client, &namespace, case).await;
+                if !record && recorded.get(&case.name) != Some(&live) {
+                    report.stale.push(case.name.clone());
+                }
+                recording.insert(case.name.clone(), live.clone());
+                live
+            }
+            None => match recorded.get(&case.name) {
+                Some(r) => r.clone(),
+                None => {
+                    report.unrecorded.push(case.name.clone());
+                    continue;
+                }
+            },
+        };
+        report.compare(case, &ours, &reference);
+    }
+    if record {
+        std::fs::write(RECORDING, recording_text(&recording)).unwrap();
+    }
+
+    let against = if real.is_some() { "live" } else { "recorded" };
+    println!(
+        "conformance: {} cases, {} requests; agreement with the {against} apiserver: {}/{} ({:.1}%), {} intentional differences",
+        cases.len(),
+        report.total,
+        report.agreed,
+        report.total,
+        100.0 * report.agreed as f64 / report.total.max(1) as f64,
+        report.intentional,
+    );
+    assert!(
+        report.unrecorded.is_empty(),
+        "cases without a recording (record them with KUBEGEN_CONFORMANCE_RECORD=1 and a real apiserver): {:?}",
+        report.unrecorded
+    );
+    assert!(
+        report.stale.is_empty(),
+        "the apiserver now answers these cases differently from tests/conformance/apiserver.json \
+         (re-record with KUBEGEN_CONFORMANCE_RECORD=1): {:?}",
+        report.stale
+    );
+    assert!(
+        report.differences.is_empty(),
+        "{} of {} requests answered differently:\n{}",
+        report.total - report.agreed - report.intentional,
+        report.total,
+        report.differences
+    );
+}
+
+/// The recording as one line per case, so a re-recording's diff names the cases that changed.
+fn recording_text(recording: &Recording) -> String {
+    let lines: Vec<String> = recording
+        .iter()
+        .map(|(name, answers)| {
+            format!(
+                "  {}: {}",
+                serde_json::to_string(name).unwrap(),
+                serde_json::to_string(answers).unwrap()
+            )
+        })
+        .collect();
+    format!("{{\n{}\n}}\n", lines.join(",\n"))
+}
+
+#[derive(Default)]
+struct Report {
+    total: usize,
+    agreed: usize,
+    intentional: usize,
+    differences: String,
+    unrecorded: Vec<String>,
+    stale: Vec<String>,
+}
+
+impl Report {
+    fn compare(&mut self, case: &script::Case, ours: &[Value], reference: &[Value]) {
+        let expected = case.requests();
+        assert_eq!(
+            reference.len(),
+            expected,
+            "{}: the reference has {} answers for {expected} requests",
+            case.name,
+            reference.len()
+        );
+        let intentional = INTENTIONAL.iter().any(|(name, _)| *name == case.name);
+        for (i, want) in reference.iter().enumerate() {
+            self.total += 1;
+            let got = ours.get(i).unwrap_or(&Value::Null);
+            if got == want {
+                self.agreed += 1;
+                continue;
+            }
+            if intentional {
+                self.intentional += 1;
+                continue;
+            }
+            let _ = writeln!(
+                self.differences,
+                "\n{} #{i}: {}",
+                case.name,
+                want["request"].as_str().unwrap_or("")
+            );
+            for line in diff("", got, want) {
+                let _ = writeln!(self.differences, "    {line}");
+            }
+        }
+    }
+}
+
+/// Where two JSON values differ, as `path: ours != apiserver` lines.
+fn diff(path: &str, ours: &Value, theirs: &Value) -> Vec<String> {
+    match (ours, theirs) {
+        (Value::Object(a), Value::Object(b)) => {
+            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            keys.into_iter()
+                .flat_map(|k| {
+                    diff(
+                        &format!("{path}/{k}"),
+                        a.get(k).unwrap_or(&Value::Null),
+                        b.get(k).unwrap_or(&Value::Null),
+                    )
+                })
+                .collect()
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
+            .iter()
+            .zip(b)
+            .enumerate()
+            .flat_map(|(i, (x, y))| diff(&format!("{path}/{i}"), x, y))
+            .collect(),
+        (a, b) if a == b => Vec::new(),
+        (a, b) => vec![format!("{path}: ours {a} != apiserver {b}")],
+    }
+}

@@ -1,0 +1,70 @@
+//! The conformance cases, by area.
+
+mod collections;
+mod ownership;
+mod reads;
+mod scalars;
+mod selectors;
+mod unions;
+mod writes;
+
+use serde_json::{Value, json};
+
+use crate::script::{Case, Res};
+
+const GROUP: &str = "conformance.kubegen.dev";
+
+pub const SCALARS: Res = Res {
+    group: GROUP,
+    version: "v1",
+    plural: "scalars",
+    namespaced: true,
+};
+pub const COLLECTIONS: Res = Res {
+    group: GROUP,
+    version: "v1",
+    plural: "collections",
+    namespaced: true,
+};
+pub const UNIONS: Res = Res {
+    group: GROUP,
+    version: "v1",
+    plural: "unions",
+    namespaced: true,
+};
+pub const RULEDS: Res = Res {
+    group: GROUP,
+    version: "v1",
+    plural: "ruleds",
+    namespaced: true,
+};
+pub const GLOBALS: Res = Res {
+    group: GROUP,
+    version: "v1",
+    plural: "globals",
+    namespaced: false,
+};
+
+/// An object named `name` with `spec`.
+pub fn object(name: &str, spec: Value) -> Value {
+    json!({"metadata": {"name": name}, "spec": spec})
+}
+
+/// A case that creates one Scalar with `spec`.
+pub fn scalar(case: &str, spec: Value) -> Case {
+    Case::new(case).create(SCALARS, "Scalar", object("s", spec))
+}
+
+/// Every case, in a stable order.
+pub fn all() -> Vec<Case> {
+    [
+        scalars::cases(),
+        collections::cases(),
+        unions::cases(),
+        writes::cases(),
+        reads::cases(),
+        selectors::cases(),
+        ownership::cases(),
+    ]
+    .concat()
+}
