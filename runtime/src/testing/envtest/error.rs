@@ -6,9 +6,7 @@ use std::time::Duration;
 
 use crate::crd::{CrdError, InstallError};
 
-/// The environment variable that names the directory holding the envtest binaries, as in
-/// controller-runtime's envtest.
-pub const ASSETS_VARIABLE: &str = "KUBEBUILDER_ASSETS";
+pub use crate::testing::backend::ASSETS_VARIABLE;
 
 /// How to get the envtest binaries, for error messages.
 const HOW_TO_GET_ASSETS: &str = "run setup-envtest (`KUBEBUILDER_ASSETS=$(setup-envtest use -p path)`), \
