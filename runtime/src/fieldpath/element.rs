@@ -63,14 +63,14 @@ impl PathElement {
                     if i > 0 {
                         out.push(',');
                     }
-                    value::write_go_json_string(&mut out, name);
+                    crate::validation::gofmt::json_string(name, &mut out);
                     out.push(':');
-                    out.push_str(&value::to_go_json(v));
+                    out.push_str(&crate::validation::gofmt::marshal(v));
                 }
                 out.push('}');
                 out
             }
-            PathElement::Value(v) => format!("v:{}", value::to_go_json(v)),
+            PathElement::Value(v) => format!("v:{}", crate::validation::gofmt::marshal(v)),
             PathElement::Index(i) => format!("i:{i}"),
         }
     }

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{PathElement, Set, value};
+use super::{PathElement, Set};
 
 /// A `FieldsV1` value the apiserver would refuse to decode.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -55,7 +55,7 @@ impl Set {
                 out.push(',');
             }
             first = false;
-            value::write_go_json_string(out, &element.to_fields_v1_key());
+            crate::validation::gofmt::json_string(&element.to_fields_v1_key(), out);
             out.push(':');
             match child {
                 Some(c) => c.write_level(member, out),

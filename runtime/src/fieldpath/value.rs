@@ -1,11 +1,12 @@
 //! JSON values as structured-merge-diff sees them: a total order across types, numeric
-//! equality between integers and floats, and the two ways Kubernetes prints a value — as JSON
-//! (in `FieldsV1` keys) and as text (in conflict messages).
+//! equality between integers and floats, and how Kubernetes prints a value as text (in conflict
+//! messages). As JSON (in `FieldsV1` keys) values are written by [`gofmt::marshal`].
 
 use std::cmp::Ordering;
-use std::fmt::Write as _;
 
 use serde_json::Value;
+
+use crate::validation::gofmt;
 
 /// A number as the apiserver holds it: JSON integers are 64-bit integers, the rest floats.
 enum Num {
@@ -107,96 +108,6 @@ pub fn equals(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// A value as Go's `encoding/json` writes it: sorted map keys, `<`, `>` and `&` escaped,
-/// floats in the shortest form (exponent below 1e-6 and from 1e21).
-pub fn to_go_json(v: &Value) -> String {
-    let mut out = String::new();
-    write_go_json(&mut out, v);
-    out
-}
-
-fn write_go_json(out: &mut String, v: &Value) {
-    match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(_) => match number(v) {
-            Some(Num::Int(i)) => {
-                let _ = write!(out, "{i}");
-            }
-            Some(Num::Float(f)) => out.push_str(&go_json_float(f)),
-            None => out.push('0'),
-        },
-        Value::String(s) => write_go_json_string(out, s),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_go_json(out, item);
-            }
-            out.push(']');
-        }
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
-            out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_go_json_string(out, k);
-                out.push(':');
-                write_go_json(out, &m[k]);
-            }
-            out.push('}');
-        }
-    }
-}
-
-/// A JSON string literal as Go's `encoding/json` writes it (HTML-safe).
-pub fn write_go_json_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
-/// A float as Go's `encoding/json` writes it.
-fn go_json_float(f: f64) -> String {
-    let abs = f.abs();
-    if abs == 0.0 || (1e-6..1e21).contains(&abs) {
-        return format!("{f}");
-    }
-    exponent_form(f, 1)
-}
-
-/// `d.ddde±x`, with at least `min_digits` exponent digits (Go writes `e+06` in `%v`, and
-/// `e+21`/`e-7` in JSON).
-fn exponent_form(f: f64, min_digits: usize) -> String {
-    let text = format!("{f:e}");
-    let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
-    let (sign, digits) = match exp.strip_prefix('-') {
-        Some(d) => ('-', d),
-        None => ('+', exp),
-    };
-    format!("{mantissa}e{sign}{digits:0>min_digits$}")
-}
-
 /// A value as the apiserver prints it in paths and conflict messages (Go's `%v` for numbers,
 /// `%q` for strings).
 pub fn to_text(v: &Value) -> String {
@@ -205,10 +116,10 @@ pub fn to_text(v: &Value) -> String {
         Value::Bool(b) => b.to_string(),
         Value::Number(_) => match number(v) {
             Some(Num::Int(i)) => i.to_string(),
-            Some(Num::Float(f)) => go_float_v(f),
+            Some(Num::Float(f)) => gofmt::format_float(f),
             None => "0".into(),
         },
-        Value::String(s) => go_quote(s),
+        Value::String(s) => gofmt::quote(s),
         Value::Array(items) => format!(
             "[{}]",
             items.iter().map(to_text).collect::<Vec<_>>().join(",")
@@ -218,52 +129,6 @@ pub fn to_text(v: &Value) -> String {
             .map(|(k, v)| format!("{k}={}", to_text(v)))
             .collect::<String>(),
     }
-}
-
-/// Go's `%v` for a float64 (`strconv.FormatFloat(f, 'g', -1, 64)`): the shortest digits,
-/// with an exponent when the decimal exponent is below -4 or at least 6.
-fn go_float_v(f: f64) -> String {
-    if f == 0.0 {
-        return "0".into();
-    }
-    let text = format!("{f:e}");
-    let exp: i32 = text
-        .split_once('e')
-        .and_then(|(_, e)| e.parse().ok())
-        .unwrap_or(0);
-    if !(-4..6).contains(&exp) {
-        exponent_form(f, 2)
-    } else {
-        format!("{f}")
-    }
-}
-
-/// Go's `strconv.Quote`.
-pub fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 #[cfg(test)]
@@ -303,7 +168,7 @@ mod tests {
     #[test]
     fn go_json_escapes_html_and_sorts_keys() {
         assert_eq!(
-            to_go_json(&json!({"b": "<x>", "a": 1.5e-7, "c": 1e21})),
+            gofmt::marshal(&json!({"b": "<x>", "a": 1.5e-7, "c": 1e21})),
             r#"{"a":1.5e-7,"b":"\u003cx\u003e","c":1e+21}"#
         );
         assert_eq!(to_text(&json!("a\"b")), r#""a\"b""#);

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use crate::fieldpath::{FieldsV1Error, Set, value};
+use crate::fieldpath::{FieldsV1Error, Set};
 
 /// Apply (server-side apply) or Update (every other write).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -62,9 +62,9 @@ impl ManagerId {
             if out.len() > 1 {
                 out.push(',');
             }
-            value::write_go_json_string(out, name);
+            crate::validation::gofmt::json_string(name, out);
             out.push(':');
-            value::write_go_json_string(out, v);
+            crate::validation::gofmt::json_string(v, out);
         };
         field(&mut out, "manager", &self.manager);
         field(&mut out, "operation", self.operation.as_str());
@@ -98,13 +98,13 @@ impl ManagerId {
     /// `"unknown" using group/v1`.
     pub fn describe(identifier: &str) -> String {
         let Some(id) = ManagerId::parse(identifier) else {
-            return value::go_quote(identifier);
+            return crate::validation::gofmt::quote(identifier);
         };
-        let mut out = value::go_quote(&id.manager);
+        let mut out = crate::validation::gofmt::quote(&id.manager);
         if !id.subresource.is_empty() {
             out.push_str(&format!(
                 " with subresource {}",
-                value::go_quote(&id.subresource)
+                crate::validation::gofmt::quote(&id.subresource)
             ));
         }
         if ManagerId::parse_operation(identifier) == Some(Operation::Update) {

@@ -8,7 +8,6 @@ use super::conflict::Conflicts;
 use crate::fieldpath::Set;
 use crate::fieldpath::schema::Schema;
 use crate::fieldpath::typed::Duplicates;
-use crate::fieldpath::value;
 
 /// The annotation client-side apply records its configuration in.
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
@@ -62,5 +61,5 @@ pub(super) fn record(object: &mut Value, config: &Value) {
         a.remove(LAST_APPLIED);
     }
     object["metadata"]["annotations"][LAST_APPLIED] =
-        json!(format!("{}\n", value::to_go_json(&last)));
+        json!(format!("{}\n", crate::validation::gofmt::marshal(&last)));
 }

@@ -20,7 +20,6 @@ pub use compare::Comparison;
 
 use super::PathElement;
 use super::schema::{Atom, List, Parts, Relationship, Schema, TypeRef};
-use super::value;
 
 /// A value that does not fit its type, at a path printed as the apiserver prints it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -179,7 +178,11 @@ impl Schema {
             }
         }
         if key.is_empty() {
-            let quoted: Vec<String> = list.keys.iter().map(|k| value::go_quote(k)).collect();
+            let quoted: Vec<String> = list
+                .keys
+                .iter()
+                .map(|k| crate::validation::gofmt::quote(k))
+                .collect();
             return Err(format!(
                 "associative list with keys has an element that omits all key fields [{}] (and doesn't have default values for any key fields)",
                 quoted.join(" ")

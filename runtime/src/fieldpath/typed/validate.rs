@@ -172,7 +172,7 @@ fn go_sharp_v(v: &Value) -> String {
         Value::Object(m) => format!(
             "map[string]interface {{}}{{{}}}",
             m.iter()
-                .map(|(k, v)| format!("{}:{}", crate::fieldpath::value::go_quote(k), go_sharp_v(v)))
+                .map(|(k, v)| format!("{}:{}", crate::validation::gofmt::quote(k), go_sharp_v(v)))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
