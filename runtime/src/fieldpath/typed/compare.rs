@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::validate::validate_scalar;
+use super::validate::validate_scalar_pair;
 use super::{Handler, ValidationErrors, as_list, as_map, handler};
 use crate::fieldpath::schema::{List, Map, Relationship, Schema, TypeRef};
 use crate::fieldpath::{PathElement, Set, value};
@@ -92,15 +92,8 @@ impl Walk<'_> {
     ) -> ValidationErrors {
         match h {
             Some(Handler::Scalar(kind)) => {
-                let mut l = lhs
-                    .map(|v| validate_scalar(kind, v, "lhs: "))
-                    .unwrap_or_default();
-                let r = rhs
-                    .map(|v| validate_scalar(kind, v, "rhs: "))
-                    .unwrap_or_default();
-                if !l.is_empty() && !r.is_empty() {
-                    l.extend(r);
-                    return l;
+                if let Err(errors) = validate_scalar_pair(kind, lhs, rhs) {
+                    return errors;
                 }
                 self.leaf(lhs, rhs, in_leaf);
                 ValidationErrors::default()

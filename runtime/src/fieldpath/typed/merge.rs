@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map as JsonMap, Value};
 
 use super::compare::union_keys;
-use super::validate::validate_scalar;
+use super::validate::validate_scalar_pair;
 use super::{Handler, ValidationErrors, as_list, as_map, handler};
 use crate::fieldpath::PathElement;
 use crate::fieldpath::schema::{List, Map, Relationship, Schema, TypeRef};
@@ -56,15 +56,8 @@ impl Schema {
         let keep_rhs = || rhs.or(lhs).cloned();
         match h {
             Some(Handler::Scalar(kind)) => {
-                let mut l = lhs
-                    .map(|v| validate_scalar(kind, v, "lhs: "))
-                    .unwrap_or_default();
-                let r = rhs
-                    .map(|v| validate_scalar(kind, v, "rhs: "))
-                    .unwrap_or_default();
-                if !l.is_empty() && !r.is_empty() {
-                    l.extend(r);
-                    return (None, l);
+                if let Err(errors) = validate_scalar_pair(kind, lhs, rhs) {
+                    return (None, errors);
                 }
                 (keep_rhs(), ValidationErrors::default())
             }

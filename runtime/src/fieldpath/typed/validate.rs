@@ -94,6 +94,26 @@ impl Schema {
 }
 
 /// A scalar's kind against its type (`null` fits every scalar).
+/// Both sides of a two-sided walk at a scalar: an error only when both are invalid, as
+/// structured-merge-diff reports it.
+pub(super) fn validate_scalar_pair(
+    kind: Scalar,
+    lhs: Option<&Value>,
+    rhs: Option<&Value>,
+) -> Result<(), ValidationErrors> {
+    let mut l = lhs
+        .map(|v| validate_scalar(kind, v, "lhs: "))
+        .unwrap_or_default();
+    let r = rhs
+        .map(|v| validate_scalar(kind, v, "rhs: "))
+        .unwrap_or_default();
+    if !l.is_empty() && !r.is_empty() {
+        l.extend(r);
+        return Err(l);
+    }
+    Ok(())
+}
+
 pub(super) fn validate_scalar(kind: Scalar, v: &Value, prefix: &str) -> ValidationErrors {
     let ok = matches!(
         (kind, v),

@@ -162,16 +162,26 @@ impl State {
             .collect()
     }
 
-    /// The managed fields a `Scale` view of `object` carries while it is written.
-    pub(super) fn scale_managed_fields(&self, t: &Target, object: &Value) -> Value {
+    /// Runs `f` with the translator between `object`'s managed fields and its `Scale`'s.
+    fn with_scale_handler<R>(
+        &self,
+        t: &Target,
+        object: &Value,
+        f: impl FnOnce(&ScaleHandler<'_>) -> R,
+    ) -> R {
         let paths = self.replicas_paths(t);
         let api_version = self.entry(t).api_version(&t.version);
-        let handler = ScaleHandler {
+        f(&ScaleHandler {
             parent: object["metadata"].get("managedFields"),
             api_version: &api_version,
             replicas_paths: &paths,
-        };
-        match handler.to_subresource() {
+        })
+    }
+
+    /// The managed fields a `Scale` view of `object` carries while it is written.
+    pub(super) fn scale_managed_fields(&self, t: &Target, object: &Value) -> Value {
+        let converted = self.with_scale_handler(t, object, |h| h.to_subresource());
+        match converted {
             Ok(entries) if !entries.is_empty() => Value::Array(entries),
             _ => Value::Null,
         }
@@ -184,14 +194,10 @@ impl State {
         object: &Value,
         scale: &Value,
     ) -> Value {
-        let paths = self.replicas_paths(t);
-        let api_version = self.entry(t).api_version(&t.version);
-        let handler = ScaleHandler {
-            parent: object["metadata"].get("managedFields"),
-            api_version: &api_version,
-            replicas_paths: &paths,
-        };
-        match handler.to_parent(scale["metadata"].get("managedFields")) {
+        let converted = self.with_scale_handler(t, object, |h| {
+            h.to_parent(scale["metadata"].get("managedFields"))
+        });
+        match converted {
             Ok(entries) if !entries.is_empty() => Value::Array(entries),
             Ok(_) => Value::Null,
             Err(_) => object["metadata"]["managedFields"].clone(),
