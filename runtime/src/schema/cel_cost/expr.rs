@@ -4,9 +4,10 @@
 //! (`has`, `all`, `exists`, `exists_one`, `map`, `filter`) exactly as cel-go does. This module
 //! copies its tree into one the estimator owns, with ids of its own, and expands what the `cel`
 //! crate leaves as plain calls but the apiserver's environment treats as macros or qualified
-//! names: `cel.bind`, the two-variable comprehensions (`all(k, v, ...)`, `transformList`, ...),
-//! `sortBy`, `optMap`/`optFlatMap`, and namespaced functions (`optional.of`, `sets.contains`,
-//! `strings.quote`, `lists.range`, `format.named`, `format.dns1123Label`, ...).
+//! names: the two-variable comprehensions (`all(k, v, ...)`, `transformList`, ...), `sortBy`,
+//! `optMap`/`optFlatMap`, and namespaced functions (`optional.of`, `sets.contains`,
+//! `strings.quote`, `lists.range`, `format.named`, `format.dns1123Label`, ...). `cel.bind` is
+//! not expanded: the apiserver's CRD environment does not include cel-go's bindings extension.
 
 use kube_cel::cel::common::ast::{self as cel_ast, EntryExpr, LiteralValue};
 
@@ -74,7 +75,9 @@ pub(crate) const ACCUMULATOR: &str = "@result";
 pub(crate) const LEGACY_ACCUMULATOR: &str = "__result__";
 
 /// Namespaces whose `ns.fn(...)` calls are functions, not member calls on a variable.
-const NAMESPACES: &[&str] = &["cel", "optional", "strings", "sets", "lists", "format"];
+const NAMESPACES: &[&str] = &[
+    "cel", "optional", "strings", "sets", "lists", "format", "ip",
+];
 
 /// A parsed expression and the number of ids it uses.
 #[derive(Debug)]
@@ -255,15 +258,9 @@ impl Builder {
             if let cel_ast::Expr::Ident(ns) = &target.expr
                 && NAMESPACES.contains(&ns.as_str())
             {
+                // `cel.bind` is not among them: the apiserver's environment has no bindings
+                // extension, so it stays an unknown function.
                 let qualified = format!("{ns}.{name}");
-                if qualified == "cel.bind" && call.args.len() == 3 {
-                    let var = ident_arg(0).ok_or_else(|| {
-                        ParseFailure("cel.bind() variable names must be simple identifiers".into())
-                    })?;
-                    let init = self.convert(&call.args[1])?;
-                    let body = self.convert(&call.args[2])?;
-                    return Ok(self.bind(&var, init, body));
-                }
                 let args = self.convert_all(&call.args)?;
                 return Ok(self.call(&qualified, None, args));
             }
@@ -469,10 +466,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bind_and_two_variable_macros_expand() {
-        let ast = parse("cel.bind(x, self.a, x + x)").unwrap();
-        let Kind::Comprehension(c) = &ast.root.kind else {
-            panic!("not a comprehension: {:?}", ast.root)
+    fn opt_map_and_two_variable_macros_expand() {
+        let ast = parse("self.a.optMap(x, x + 1)").unwrap();
+        let Kind::Call { func, args, .. } = &ast.root.kind else {
+            panic!("not a call: {:?}", ast.root)
+        };
+        assert_eq!(func, "_?_:_");
+        let Kind::Call { args: of, .. } = &args[1].kind else {
+            panic!("not optional.of")
+        };
+        let Kind::Comprehension(c) = &of[0].kind else {
+            panic!("not a bind")
         };
         assert_eq!(c.accu_var, "x");
         assert!(matches!(c.cond.kind, Kind::Lit(Lit::Bool(false))));

@@ -447,6 +447,24 @@ pub struct CostViolation {
     pub contributors: Vec<RuleCost>,
 }
 
+/// The apiserver's message for a rule among the most expensive of a schema over its total.
+pub const CONTRIBUTED_MESSAGE: &str = "Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema";
+
+impl CostViolation {
+    /// The causes the apiserver reports for this violation, as `(field below the schema, message)`:
+    /// one for a rule; for a total, one per most expensive rule and one for the schema (field
+    /// `""`).
+    pub fn apiserver_causes(&self) -> Vec<(String, String)> {
+        let mut causes: Vec<(String, String)> = self
+            .contributors
+            .iter()
+            .map(|r| (r.field.clone(), CONTRIBUTED_MESSAGE.to_owned()))
+            .collect();
+        causes.push((self.field.clone(), self.message.clone()));
+        causes
+    }
+}
+
 impl fmt::Display for CostViolation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.rule {
@@ -460,11 +478,7 @@ impl fmt::Display for CostViolation {
                     Expression::Rule => "rule",
                     Expression::MessageExpression => "messageExpression",
                 };
-                write!(
-                    f,
-                    "{path}: {what} `{}`: {} [{}]",
-                    rule.source, self.message, self.field
-                )?;
+                write!(f, "{path}: {what} `{}`: {}", rule.source, self.message)?;
             }
             None => {
                 write!(f, "{}", self.message)?;
