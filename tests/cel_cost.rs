@@ -374,6 +374,120 @@ fn corpus() -> Vec<Case> {
             "at the root",
             rule(spec(json!({"a": string()})), "self.metadata.name.startsWith(self.spec.a)"),
         ),
+        // The typer's corners: dyn values, conversions, indexing, literals, library types.
+        case(
+            "int-or-string fields selected through dyn",
+            spec(json!({"ports": rule(list(object(json!({"port": {"x-kubernetes-int-or-string": true}, "name": string()}))), "self.all(p, type(p.port) == string ? p.port.startsWith('http') : p.port > 0)")})),
+        ),
+        case(
+            "indexing lists and maps",
+            spec(json!({"l": list(string()), "m": map(string())}))
+                .pipe(|s| with_spec_rule(s, "size(self.l) > 0 && self.l[0] == self.m['first']")),
+        ),
+        case(
+            "in a map, in a list literal",
+            spec(json!({"m": map(string()), "k": string_max(20)}))
+                .pipe(|s| with_spec_rule(s, "self.k in self.m && self.k in ['a', 'b', 'c']")),
+        ),
+        case(
+            "map literal lookup",
+            spec(json!({"k": string_max(5)}))
+                .pipe(|s| with_spec_rule(s, "{'a': 1, 'b': 2}[self.k] > 0")),
+        ),
+        case(
+            "dyn and conversions",
+            spec(json!({"n": int(), "s": string(), "d": {"type": "number"}}))
+                .pipe(|s| with_spec_rule(s, "dyn(self.n) == 1 || string(self.n) == self.s || int(self.d) > 2 || double(self.n) < self.d || uint(self.n) > 1u")),
+        ),
+        case(
+            "bytes and string conversions",
+            spec(json!({"s": string_max(100)}))
+                .pipe(|s| with_spec_rule(s, "bytes(self.s).size() < 400 && string(bytes(self.s)) == self.s")),
+        ),
+        case(
+            "quantity equality and arithmetic",
+            spec(json!({"a": string_max(20), "b": string_max(20)}))
+                .pipe(|s| with_spec_rule(s, "quantity(self.a) == quantity(self.b) || quantity(self.a).add(quantity(self.b)).compareTo(quantity('1')) > 0 || quantity(self.a).sub(1).asInteger() > 0 || sign(quantity(self.b)) < 0")),
+        ),
+        case(
+            "url accessors and equality",
+            spec(json!({"u": string()}))
+                .pipe(|s| with_spec_rule(s, "url(self.u).getHost() == 'x' && url(self.u).getQuery().size() < 3 && url(self.u) == url('https://a')")),
+        ),
+        case(
+            "ip family and equality",
+            spec(json!({"ips": list(rule(string(), "isIP(self) && ip(self).family() == 4 && ip(self) == ip('10.0.0.1') && ip.isCanonical(self)"))})),
+        ),
+        case(
+            "cidr members",
+            spec(json!({"c": string_max(50)}))
+                .pipe(|s| with_spec_rule(s, "cidr(self.c).containsCIDR('10.0.0.0/8') && cidr(self.c).ip().isLoopback() && cidr(self.c).prefixLength() < 24 && cidr(self.c).masked() == cidr(self.c)")),
+        ),
+        case(
+            "named formats",
+            spec(json!({"names": list(rule(string(), "!format.dns1123Label().validate(self).hasValue() && format.named('dns1123Subdomain').value().validate(self).orValue([]).size() == 0"))})),
+        ),
+        case(
+            "semver",
+            spec(json!({"v": string_max(30)}))
+                .pipe(|s| with_spec_rule(s, "isSemver(self.v) && semver(self.v).isGreaterThan(semver('1.0.0')) && semver(self.v).major() == 1")),
+        ),
+        case(
+            "list extensions",
+            spec(json!({"l": list(int()), "ll": list_max(list_max(int(), 10), 10)}))
+                .pipe(|s| with_spec_rule(s, "self.l.slice(0, 2).size() == 2 && self.ll.flatten().reverse().size() > 0 && lists.range(5).all(i, i < 5) && self.l.min() >= 0 && self.l.lastIndexOf(1) < 3")),
+        ),
+        case(
+            "sets.intersects and sets.equivalent",
+            spec(json!({"a": list_max(string_max(10), 20), "b": list_max(string_max(10), 20)}))
+                .pipe(|s| with_spec_rule(s, "sets.intersects(self.a, self.b) || sets.equivalent(self.a, ['x'])")),
+        ),
+        case(
+            "transformMap and transformMapEntry",
+            spec(json!({"m": map_max(string_max(10), 10)}))
+                .pipe(|s| with_spec_rule(s, "self.m.transformMap(k, v, v + k).size() == self.m.transformMapEntry(k, v, {v: k}).size()")),
+        ),
+        case(
+            "strings.quote and charAt",
+            spec(json!({"s": string()}))
+                .pipe(|s| with_spec_rule(s, "strings.quote(self.s).charAt(0) == '\"'")),
+        ),
+        case(
+            "optionals",
+            spec(json!({"m": map(string())}))
+                .pipe(|s| with_spec_rule(s, "self.m[?'a'].orValue('') == optional.of('x').value() || optional.none().hasValue() || self.m.?b.optMap(v, v.size()).orValue(0) > 2")),
+        ),
+        case(
+            "embedded resource apiVersion",
+            spec(json!({"objects": list(rule(json!({"type": "object", "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true}), "self.apiVersion == 'v1' && self.metadata.generateName == ''"))})),
+        ),
+        case(
+            "root metadata",
+            rule(spec(json!({"replicas": int()})), "self.metadata.name.size() < 64 && self.spec.replicas >= 0 && self.kind == 'Probe'"),
+        ),
+        case(
+            "timestamps and durations arithmetic",
+            spec(json!({"start": json!({"type": "string", "format": "date-time"}), "end": json!({"type": "string", "format": "date-time"}), "d": json!({"type": "string", "format": "duration"})}))
+                .pipe(|s| with_spec_rule(s, "self.end - self.start <= self.d && self.start + self.d >= self.end && self.start.getFullYear() > 2000")),
+        ),
+        case(
+            "date strings",
+            spec(json!({"days": list(rule(json!({"type": "string", "format": "date"}), "self < timestamp('2030-01-01T00:00:00Z')"))})),
+        ),
+        case(
+            "string comparisons",
+            spec(json!({"a": string(), "b": string_max(10)}))
+                .pipe(|s| with_spec_rule(s, "self.a < self.b || self.a >= 'm'")),
+        ),
+        case(
+            "messageExpression over its own limit",
+            spec(json!({"parts": with_rule(list(string()), json!({"rule": "true", "messageExpression": "self.map(a, self.map(b, a + b).join(',')).join(';')"}))})),
+        ),
+        case(
+            "size in both forms",
+            spec(json!({"a": list(string()), "m": map(int()), "s": string()}))
+                .pipe(|s| with_spec_rule(s, "self.a.all(x, x.size() < 10) && size(self.m) < 5 && self.s.size() == size(self.s)")),
+        ),
     ];
     // Many rules that are cheap alone but not together: the schema's total.
     let mut many = serde_json::Map::new();
@@ -673,8 +787,15 @@ async fn crd_refuses_what_the_apiserver_refuses_for_cost() {
     let cases = corpus();
     let mut schemas: Vec<(String, Value)> = Vec::new();
     let mut rules = 0;
+    let mut unestimated = Vec::new();
     for c in &cases {
-        rules += cel_cost::estimate_schema(&c.schema).rules.len();
+        let costs = cel_cost::estimate_schema(&c.schema);
+        rules += costs.rules.len();
+        for r in &costs.rules {
+            if let Some(note) = &r.note {
+                unestimated.push(format!("{}: `{}`: {note}", c.name, r.source));
+            }
+        }
         schemas.push((c.name.clone(), c.schema.clone()));
         for p in probes(c) {
             // A probe is built to be accepted at K and refused at K + 1 by our estimate.
@@ -738,7 +859,8 @@ async fn crd_refuses_what_the_apiserver_refuses_for_cost() {
     }
     println!(
         "cel cost corpus: {} cases with {} rules, {} schemas sent with the probes; \
-         verdicts agree on {}/{}, causes identical on {}; false alarms {}, false negatives {}",
+         verdicts agree on {}/{}, causes identical on {}; false alarms {}, false negatives {}; \
+         {} rules not estimated exactly",
         cases.len(),
         tally.rules,
         tally.schemas,
@@ -746,9 +868,14 @@ async fn crd_refuses_what_the_apiserver_refuses_for_cost() {
         tally.schemas,
         tally.exact,
         tally.false_alarms.len(),
-        tally.false_negatives.len()
+        tally.false_negatives.len(),
+        unestimated.len()
     );
-    for line in tally.false_alarms.iter().chain(&tally.differences) {
+    for line in unestimated
+        .iter()
+        .chain(&tally.false_alarms)
+        .chain(&tally.differences)
+    {
         println!("  {line}");
     }
     assert!(

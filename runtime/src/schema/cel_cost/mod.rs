@@ -228,7 +228,7 @@ fn multiply_guarded(base: u64, by: u64) -> u64 {
     if base == 0 {
         0
     } else {
-        base.checked_mul(by).unwrap_or(u64::MAX)
+        base.saturating_mul(by)
     }
 }
 
@@ -247,11 +247,11 @@ fn max_elements(node: &Map<String, Value>) -> Option<u64> {
 }
 
 fn walk(node: &Map<String, Value>, at: &Place, out: &mut Vec<RuleCost>) {
-    if let Some(Value::Array(rules)) = node.get("x-kubernetes-validations") {
-        if let Some(decl) = schema_decl(node, at.root || is_embedded(node)) {
-            for (index, rule) in rules.iter().enumerate() {
-                out.extend(rule_costs(&decl, at, index, rule));
-            }
+    if let Some(Value::Array(rules)) = node.get("x-kubernetes-validations")
+        && let Some(decl) = schema_decl(node, at.root || is_embedded(node))
+    {
+        for (index, rule) in rules.iter().enumerate() {
+            out.extend(rule_costs(&decl, at, index, rule));
         }
     }
     let factor = max_elements(node);
@@ -539,7 +539,7 @@ pub fn check_schema(schema: &Value) -> Vec<CostViolation> {
             .filter(|r| r.cost.is_some_and(|c| c >= SCHEMA_COST_LIMIT / 100))
             .cloned()
             .collect();
-        contributors.sort_by(|a, b| b.cost.cmp(&a.cost));
+        contributors.sort_by_key(|r| std::cmp::Reverse(r.cost));
         contributors.truncate(4);
         out.push(CostViolation {
             rule: None,

@@ -125,6 +125,7 @@ impl Ty {
             (Ty::Dyn, _) | (_, Ty::Dyn) => Ty::Dyn,
             (Ty::List(a), Ty::List(b)) => Ty::List(Arc::new(a.join(b)?)),
             (Ty::Optional(a), Ty::Optional(b)) => Ty::Optional(Arc::new(a.join(b)?)),
+            (Ty::Type(a), Ty::Type(b)) => Ty::Type(Arc::new(a.join(b)?)),
             (Ty::Map(a, b), Ty::Map(c, d)) => Ty::Map(Arc::new(a.join(c)?), Arc::new(b.join(d)?)),
             (a, b) if a.same(b) => a.clone(),
             (Ty::Object(_), Ty::Object(_)) => Ty::Unknown,
