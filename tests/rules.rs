@@ -222,6 +222,9 @@ fn the_rules_reach_the_crd() {
     );
 }
 
+/// A rule's message and a change of a valid gate that breaks it.
+type Refusal = (&'static str, fn(&mut GateSpec));
+
 /// On a real apiserver the CRD was accepted when the test environment installed it; the
 /// rules then hold: a valid gate is created, each broken rule is refused with its message,
 /// and the transition rules refuse changes.
@@ -234,7 +237,7 @@ async fn the_apiserver_accepts_the_crd_and_enforces_the_rules(e: TestEnv) {
         // The in-memory server does not evaluate CEL rules.
         return;
     }
-    let refusals: [(&str, fn(&mut GateSpec)); 6] = [
+    let refusals: [Refusal; 6] = [
         ("minReplicas exceeds maxReplicas for team", |s| {
             s.min_replicas = 5
         }),
