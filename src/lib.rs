@@ -56,6 +56,7 @@ pub use kubegen_runtime::testing;
 /// schemars' derive-facing names.
 pub mod prelude {
     pub use crate::{ApiType, CustomResource};
+    pub use kubegen_runtime::validation::Validate;
     pub use kubegen_runtime::{DeepCopy, Defaults};
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

@@ -530,7 +530,7 @@ struct Markers {
     #[schema(example = 3)]
     count: Option<i32>,
     #[rule(
-        "self.size() > 0",
+        "!oldSelf.hasValue() || self.size() >= oldSelf.value().size()",
         message_expression = "'bad ' + self",
         optional_old_self = true
     )]
@@ -616,7 +616,7 @@ fn every_marker_lands_at_its_node() {
     assert_eq!(p["count"]["example"], 3);
     assert_eq!(
         p["name"]["x-kubernetes-validations"],
-        json!([{"rule": "self.size() > 0", "messageExpression": "'bad ' + self", "optionalOldSelf": true}])
+        json!([{"rule": "!oldSelf.hasValue() || self.size() >= oldSelf.value().size()", "messageExpression": "'bad ' + self", "optionalOldSelf": true}])
     );
     assert_eq!(p["five"]["default"], 5);
     assert_eq!(p["level"]["default"], "High");

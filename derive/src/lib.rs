@@ -46,20 +46,18 @@ pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
 fn run(input: &DeriveInput, which: Which) -> proc_macro2::TokenStream {
     let mut errors = darling::Error::accumulator();
     let model = parse::parse(input, which, &mut errors);
-    if let Some(model) = &model {
-        check::check(model, &mut errors);
-    }
+    let deferred = model.as_ref().map(|model| check::check(model, &mut errors));
     if let Err(e) = errors.finish() {
         return e.write_errors();
     }
-    let Some(model) = model else {
+    let (Some(model), Some(deferred)) = (&model, deferred) else {
         return proc_macro2::TokenStream::new();
     };
-    let mut out = expand::api_type(&model);
+    let mut out = expand::api_type(model, &deferred);
     if let Some(resource) = &model.resource {
-        out.extend(expand::kind::expand(&model, resource));
-        out.extend(expand::client::expand(&model, resource));
-        out.extend(expand::lister::expand(&model, resource));
+        out.extend(expand::kind::expand(model, resource));
+        out.extend(expand::client::expand(model, resource));
+        out.extend(expand::lister::expand(model, resource));
     }
     out
 }

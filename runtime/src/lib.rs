@@ -32,7 +32,9 @@ pub use resource::{CustomResource, List, PrinterColumn, ResourceInfo, ScaleInfo,
 pub mod __private {
     pub use crate::deepcopy::{DeepCopyProbe, ViaClone, ViaDeepCopy};
     pub use crate::defaults::{DefaultsProbe, NoDefaults, ViaDefaults};
-    pub use crate::fields::{ListOf, check_list_map_key};
+    pub use crate::fields::{
+        FieldsOf, ListOf, NoApiFields, check_items_correlate, check_list_map_key, check_rule_field,
+    };
     pub use crate::registry::Registration;
     pub use crate::resource::serialize_object;
     pub use crate::schema;

@@ -148,13 +148,6 @@ const FORMATS: &[&str] = &[
     "double",
 ];
 
-const RULE_REASONS: &[&str] = &[
-    "FieldValueInvalid",
-    "FieldValueForbidden",
-    "FieldValueRequired",
-    "FieldValueDuplicate",
-];
-
 pub(super) fn markers(m: &Markers, class: TyClass, errors: &mut Accumulator) {
     for marker in &m.list {
         if let Err(hint) = marker_fits(&marker.kind, class) {
@@ -234,34 +227,6 @@ fn marker_value(marker: &Marker, errors: &mut Accumulator) {
         }
         MarkerKind::MultipleOf(n) if n.as_f64() <= 0.0 => {
             errors.push(error_at(span, "`multiple_of` must be greater than 0"))
-        }
-        MarkerKind::Rule(rule) => {
-            if let Some(r) = &rule.rule
-                && r.trim().is_empty()
-            {
-                errors.push(error_at(r.span(), "the CEL rule is empty"));
-            }
-            if let Some(reason) = &rule.reason
-                && !RULE_REASONS.contains(&reason.as_str())
-            {
-                errors.push(error_at(
-                    reason.span(),
-                    format!("`reason` must be one of {}", RULE_REASONS.join(", ")),
-                ));
-            }
-            if let Some(message) = &rule.message
-                && message.contains('\n')
-            {
-                errors.push(error_at(message.span(), "a rule message must be one line"));
-            }
-            if let Some(path) = &rule.field_path
-                && !path.starts_with('.')
-            {
-                errors.push(error_at(
-                    path.span(),
-                    "`field_path` is a JSON path relative to this node, starting with `.`",
-                ));
-            }
         }
         _ => {}
     }

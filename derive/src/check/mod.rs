@@ -2,7 +2,8 @@
 //!
 //! Nothing here emits code. Rules that need types the derive cannot see (a marker on a
 //! field whose type is a user type or alias) are checked again at run time by the schema
-//! builders and reported by `crd()`.
+//! builders and reported by `crd()`; facts about other kubegen types (the fields a `#[rule]`
+//! names) are returned as [`Deferred`] for `expand` to check with constants.
 
 use darling::error::Accumulator;
 use proc_macro2::Span;
@@ -14,17 +15,20 @@ use crate::parse::{
     generic_arg,
 };
 
+mod cel;
 mod enums;
 mod markers;
 mod resource;
+mod rules;
 
 use enums::enumeration;
 pub use markers::{TyClass, classify};
 use markers::{field, markers};
 pub use resource::plural;
+pub use rules::Deferred;
 
-/// Checks the whole model.
-pub fn check(model: &Model, errors: &mut Accumulator) {
+/// Checks the whole model; returns what constants must check about other types.
+pub fn check<'a>(model: &'a Model, errors: &mut Accumulator) -> Deferred<'a> {
     shape(model, errors);
     if !model.input.generics.params.is_empty() {
         errors.push(error_at(
@@ -51,6 +55,7 @@ pub fn check(model: &Model, errors: &mut Accumulator) {
     if let Some(resource) = &model.resource {
         resource::resource(model, resource, errors);
     }
+    rules::rules(model, errors)
 }
 
 fn shape(model: &Model, errors: &mut Accumulator) {

@@ -11,14 +11,15 @@ pub mod schema;
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use crate::check::Deferred;
 use crate::parse::{Field, Model};
 
 /// Everything `#[derive(ApiType)]` generates (and `CustomResource` generates for its spec).
-pub fn api_type(model: &Model) -> TokenStream {
+pub fn api_type(model: &Model, deferred: &Deferred) -> TokenStream {
     let deepcopy = deepcopy::expand(model);
     let defaults = defaults::expand(model);
     let schema = schema::expand(model);
-    let fields = fields::expand(model);
+    let fields = fields::expand(model, deferred);
     quote! {
         #deepcopy
         #defaults

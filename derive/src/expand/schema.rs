@@ -73,16 +73,13 @@ pub fn markers(m: &Markers) -> TokenStream {
             quote!(#s::Marker::Example(#lit))
         }
         MarkerKind::Rule(r) => {
-            let rule = r
-                .rule
-                .as_ref()
-                .map(|r| r.as_str().to_owned())
-                .unwrap_or_default();
-            let message = opt(r.message.as_ref().map(|m| m.as_str().to_owned()));
-            let message_expression = opt(r.message_expression.clone());
-            let reason = opt(r.reason.as_ref().map(|m| m.as_str().to_owned()));
-            let field_path = opt(r.field_path.as_ref().map(|m| m.as_str().to_owned()));
-            let optional_old_self = opt(r.optional_old_self);
+            let rule = &r.rule.source;
+            let a = &r.args;
+            let message = opt(a.message.as_ref().map(|m| m.as_str()));
+            let message_expression = opt(a.message_expression.as_ref().map(|m| m.as_str()));
+            let reason = opt(a.reason.as_ref().map(|m| m.as_str()));
+            let field_path = opt(a.field_path.as_ref().map(|m| m.as_str()));
+            let optional_old_self = opt(a.optional_old_self.as_ref().map(|b| **b));
             quote!(#s::Marker::Rule(#s::Rule {
                 rule: #rule,
                 message: #message,

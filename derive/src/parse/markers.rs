@@ -10,6 +10,7 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, Lit, Meta};
 
+use super::rule::Rule;
 use super::values::{Number, RawExpr, Scalar, StrList, TypeRef};
 
 /// One marker, as written.
@@ -38,7 +39,7 @@ pub enum MarkerKind {
     Nullable(bool),
     Title(String),
     Example(Scalar),
-    Rule(RuleArgs),
+    Rule(Box<Rule>),
 }
 
 impl MarkerKind {
@@ -80,16 +81,17 @@ pub struct Marker {
     pub span: Span,
 }
 
-/// `#[rule("cel", message = "...", ...)]`.
+/// `#[rule("cel", message = "...", ...)]`: the keys as written. The expression itself (first,
+/// or `rule = "..."`) moves into [`Rule::rule`] once parsed.
 #[derive(Clone, Debug, Default, FromMeta)]
 pub struct RuleArgs {
     #[darling(default)]
     pub rule: Option<SpannedValue<String>>,
     pub message: Option<SpannedValue<String>>,
-    pub message_expression: Option<String>,
+    pub message_expression: Option<SpannedValue<String>>,
     pub reason: Option<SpannedValue<String>>,
     pub field_path: Option<SpannedValue<String>>,
-    pub optional_old_self: Option<bool>,
+    pub optional_old_self: Option<SpannedValue<bool>>,
 }
 
 #[derive(Default, FromMeta)]
@@ -198,7 +200,7 @@ pub fn parse(attrs: &[Attribute], errors: &mut darling::error::Accumulator) -> M
             "rule" => {
                 if let Some(rule) = errors.handle(parse_rule(attr)) {
                     m.list.push(Marker {
-                        kind: MarkerKind::Rule(rule),
+                        kind: MarkerKind::Rule(Box::new(rule)),
                         span: attr.path().span(),
                     });
                 }
@@ -275,8 +277,8 @@ fn schema_markers(s: SchemaArgs, m: &mut Markers) {
     }
 }
 
-/// `#[rule("expr", ...)]` or `#[rule(rule = "expr", ...)]`.
-fn parse_rule(attr: &Attribute) -> darling::Result<RuleArgs> {
+/// `#[rule("expr", ...)]` or `#[rule(rule = "expr", ...)]`, its CEL parsed.
+fn parse_rule(attr: &Attribute) -> darling::Result<Rule> {
     let Meta::List(list) = &attr.meta else {
         return Err(darling::Error::custom(
             "write the CEL rule in parentheses: `#[rule(\"self.x > 0\", message = \"...\")]`",
@@ -290,20 +292,20 @@ fn parse_rule(attr: &Attribute) -> darling::Result<RuleArgs> {
         items.remove(0);
     }
     let mut args = RuleArgs::from_list(&items).map_err(|e| e.with_span(attr.path()))?;
-    match (positional, &args.rule) {
+    let rule = match (positional, args.rule.take()) {
         (Some(_), Some(r)) => {
             return Err(super::error_at(r.span(), "the rule is given twice"));
         }
-        (Some(p), None) => args.rule = Some(p),
+        (Some(rule), None) | (None, Some(rule)) => rule,
         (None, None) => {
             return Err(darling::Error::custom(
                 "a rule needs a CEL expression first: `#[rule(\"self.replicas >= 0\", message = \"...\")]`",
             )
             .with_span(attr.path()));
         }
-        (None, Some(_)) => {}
-    }
-    Ok(args)
+    };
+    let parsed = Rule::new(args, &rule);
+    Ok(parsed)
 }
 
 /// Reads the `#[doc]` comments of an item as one string, the way rustdoc joins them.

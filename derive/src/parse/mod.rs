@@ -6,6 +6,7 @@
 
 pub mod markers;
 pub mod resource;
+pub mod rule;
 pub mod values;
 
 use proc_macro2::Span;

@@ -16,6 +16,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::resource::ResourceInfo;
+use crate::schema::cel_cost::{self, CostViolation};
 use crate::schema::structural;
 
 /// Why a CRD could not be built.
@@ -30,6 +31,22 @@ pub enum CrdError {
         version: String,
         /// Every broken rule, with its path.
         violations: Vec<structural::Violation>,
+    },
+    /// The apiserver would refuse the schema's CEL rules as too expensive to run (its static
+    /// cost estimate, see [`cel_cost`]).
+    #[error("{kind} {version}: the apiserver would refuse these CEL rules as too expensive:\n{}", costs(.schema_field, .violations))]
+    CelCost {
+        /// The kind.
+        kind: String,
+        /// The version.
+        version: String,
+        /// The apiserver's field path of the version's schema: `spec.validation.openAPIV3Schema`
+        /// when every version has the same schema (the apiserver then checks it once), else
+        /// `spec.versions[i].schema.openAPIV3Schema`.
+        schema_field: String,
+        /// Each rule over its budget (and the schema's total, if over its own), with the bound
+        /// that fixes it.
+        violations: Vec<CostViolation>,
     },
     /// The schema could not be read as a k8s-openapi `JSONSchemaProps`.
     #[error("{kind} {version}: the schema is not a valid JSONSchemaProps: {source}")]
@@ -93,6 +110,21 @@ fn list(violations: &[structural::Violation]) -> String {
         .join("\n")
 }
 
+fn costs(schema_field: &str, violations: &[CostViolation]) -> String {
+    violations
+        .iter()
+        .map(|v| {
+            let field = if v.field.is_empty() {
+                schema_field.to_owned()
+            } else {
+                format!("{schema_field}.{}", v.field)
+            };
+            format!("  - {v} (the apiserver: {field})")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Builds one CRD from the versions of one group/kind.
 ///
 /// Checks every version's schema against the apiserver's structural rules, that exactly one
@@ -131,10 +163,28 @@ pub fn build(versions: &[&ResourceInfo]) -> Result<CustomResourceDefinition, Crd
 
     let mut sorted: Vec<&ResourceInfo> = versions.to_vec();
     sorted.sort_by_key(|info| std::cmp::Reverse(version_priority(info.version)));
-    let crd_versions = sorted
+    let built = sorted
         .iter()
         .map(|info| version(info))
         .collect::<Result<Vec<_>, _>>()?;
+    // The apiserver hoists a schema all versions share to `spec.validation` and checks it once.
+    let shared = built.windows(2).all(|w| w[0].0.schema == w[1].0.schema);
+    for (index, (info, (_, violations))) in sorted.iter().zip(&built).enumerate() {
+        if violations.is_empty() || (shared && index > 0) {
+            continue;
+        }
+        return Err(CrdError::CelCost {
+            kind: info.kind.into(),
+            version: info.version.into(),
+            schema_field: if shared {
+                "spec.validation.openAPIV3Schema".into()
+            } else {
+                format!("spec.versions[{index}].schema.openAPIV3Schema")
+            },
+            violations: violations.clone(),
+        });
+    }
+    let crd_versions: Vec<_> = built.into_iter().map(|(v, _)| v).collect();
 
     let mut labels = BTreeMap::new();
     let mut annotations = BTreeMap::new();
@@ -240,7 +290,10 @@ pub fn version_priority(version: &str) -> (u8, u64, u64) {
     }
 }
 
-fn version(info: &ResourceInfo) -> Result<CustomResourceDefinitionVersion, CrdError> {
+/// One version of the CRD, and what the apiserver would refuse of its rules' cost.
+fn version(
+    info: &ResourceInfo,
+) -> Result<(CustomResourceDefinitionVersion, Vec<CostViolation>), CrdError> {
     let schema = (info.schema)().to_value();
     let violations = structural::check(&schema);
     if !violations.is_empty() {
@@ -250,6 +303,8 @@ fn version(info: &ResourceInfo) -> Result<CustomResourceDefinitionVersion, CrdEr
             violations,
         });
     }
+    // The apiserver estimates rule costs only for schemas that pass the structural rules.
+    let cost_violations = cel_cost::check_schema(&schema);
     let props: JSONSchemaProps =
         serde_json::from_value(schema).map_err(|source| CrdError::Schema {
             kind: info.kind.into(),
@@ -285,7 +340,7 @@ fn version(info: &ResourceInfo) -> Result<CustomResourceDefinitionVersion, CrdEr
             label_selector_path: s.label_selector_path.map(Into::into),
         }),
     });
-    Ok(CustomResourceDefinitionVersion {
+    let built = CustomResourceDefinitionVersion {
         name: info.version.into(),
         served: info.served,
         storage: info.storage,
@@ -297,7 +352,8 @@ fn version(info: &ResourceInfo) -> Result<CustomResourceDefinitionVersion, CrdEr
             open_api_v3_schema: Some(props),
         }),
         subresources,
-    })
+    };
+    Ok((built, cost_violations))
 }
 
 #[cfg(test)]

@@ -7,6 +7,8 @@
 //! applies the apiserver's structural-schema rules before a CRD is handed out.
 
 mod builder;
+pub mod cel_cost;
+pub mod defaulting;
 mod markers;
 mod normalize;
 pub mod structural;

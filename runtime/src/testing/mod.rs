@@ -22,7 +22,6 @@ pub mod envtest;
 pub mod generate;
 mod gojson;
 mod http;
-mod schema_ops;
 mod state;
 mod status;
 

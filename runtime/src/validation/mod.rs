@@ -26,6 +26,7 @@ pub mod field;
 pub mod formats;
 pub mod gofmt;
 pub mod listtype;
+mod local;
 mod names;
 mod netfmt;
 mod numbers;
@@ -37,6 +38,7 @@ mod values;
 use serde_json::Value;
 
 pub use field::{BadValue, ErrorType, FieldError, NIL_PATH, aggregate, invalid_message};
+pub use local::{Invalid, Validate, ValidateError};
 pub use names::NameRule;
 pub use schema::Schema;
 

@@ -10,7 +10,7 @@ use super::*;
 use crate::fieldpath::managed::{ApplyError, FieldManager, SCALE_API_VERSION, ScaleHandler};
 use crate::fieldpath::schema::Schema;
 use crate::fieldpath::{Path, Set};
-use crate::testing::schema_ops::{apply_defaults, drop_nulls};
+use crate::schema::defaulting::{apply_defaults, drop_nulls};
 use crate::validation::openapi;
 
 static SCALE_SCHEMA: LazyLock<Schema> = LazyLock::new(Schema::scale);

@@ -7,9 +7,9 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use super::decode::FieldValidation;
-use super::schema_ops::admit;
 use super::status::ApiError;
 use crate::resource::{ResourceInfo, ScaleInfo, Scope};
+use crate::schema::defaulting::{apply_defaults, drop_nulls};
 use crate::selector::{FieldSelector, LabelSelector};
 use crate::validation::{BadValue, FieldError, ResourceValidator};
 
@@ -504,7 +504,12 @@ impl State {
         if applied {
             self.prepare_applied(t, object)?;
         }
-        admit(&self.version(t).schema, object);
+        // Bodies were pruned when they were decoded; pruning again covers what server-side
+        // apply merged in.
+        let schema = &self.version(t).schema;
+        drop_nulls(schema, object);
+        super::decode::prune(schema, object);
+        apply_defaults(schema, object);
         Ok(())
     }
 
