@@ -32,16 +32,7 @@ const RECORDING: &str = concat!(
 );
 
 /// Differences kept on purpose, by case name, with the reason (also listed in the README).
-const INTENTIONAL: &[(&str, &str)] = &[
-    (
-        "ruled: a rule fails",
-        "CEL rules are not evaluated in memory yet (the CEL issue)",
-    ),
-    (
-        "ruled: a field rule fails",
-        "CEL rules are not evaluated in memory yet (the CEL issue)",
-    ),
-];
+const INTENTIONAL: &[(&str, &str)] = &[];
 
 type Recording = BTreeMap<String, Vec<Value>>;
 
