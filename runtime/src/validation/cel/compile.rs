@@ -2,7 +2,9 @@
 //! apiserver's `cel.Validator`): each node holds the programs of its own
 //! `x-kubernetes-validations` and the nodes below it that hold any.
 
-use kube_cel::cel::common::ast::{EntryExpr, Expr, IdedExpr, operators};
+use kube_cel::cel::common::ast::{
+    CallExpr, ComprehensionExpr, EntryExpr, Expr, IdedExpr, operators,
+};
 use kube_cel::cel::parser::Parser;
 use serde_json::Value;
 
@@ -10,7 +12,8 @@ use super::super::schema::{Additional, Schema};
 use super::escape::escape;
 use super::fieldpath;
 use super::library::{
-    EQUALS, GREATER, GREATER_EQUALS, LESS, LESS_EQUALS, NEGATE, NOT_EQUALS, OPTIONAL_SELECT,
+    ALL, EQUALS, EXISTS, GREATER, GREATER_EQUALS, LESS, LESS_EQUALS, NEGATE, NOT_EQUALS,
+    OPTIONAL_SELECT,
 };
 use super::values::has_cel_type;
 
@@ -252,6 +255,10 @@ fn prepare(expr: &mut IdedExpr) -> Result<(), String> {
             }
         }
         Expr::Comprehension(c) => {
+            if let Some(call) = quantifier(c) {
+                expr.expr = call;
+                return prepare(expr);
+            }
             for e in [
                 &mut c.iter_range,
                 &mut c.accu_init,
@@ -284,4 +291,39 @@ fn prepare(expr: &mut IdedExpr) -> Result<(), String> {
         Expr::Ident(_) | Expr::Literal(_) => {}
     }
     Ok(())
+}
+
+/// The one-variable `all` and `exists` macros (a comprehension whose step is
+/// `@result && p` or `@result || p`) as calls of kubegen's functions, which absorb an
+/// element's error as cel-go does when another element decides the result.
+fn quantifier(c: &mut ComprehensionExpr) -> Option<Expr> {
+    let Expr::Call(step) = &mut c.loop_step.expr else {
+        return None;
+    };
+    let function = match step.func_name.as_str() {
+        operators::LOGICAL_AND => ALL,
+        operators::LOGICAL_OR => EXISTS,
+        _ => return None,
+    };
+    let accumulates = matches!(step.args.first(), Some(IdedExpr { expr: Expr::Ident(a), .. }) if *a == c.accu_var);
+    if c.iter_var2.is_some() || step.args.len() != 2 || !accumulates {
+        return None;
+    }
+    let predicate = step.args.pop()?;
+    let target = std::mem::replace(
+        &mut c.iter_range,
+        IdedExpr {
+            id: 0,
+            expr: Expr::Unspecified,
+        },
+    );
+    let var = IdedExpr {
+        id: 0,
+        expr: Expr::Ident(c.iter_var.clone()),
+    };
+    Some(Expr::Call(CallExpr {
+        func_name: function.to_owned(),
+        target: Some(Box::new(target)),
+        args: vec![var, predicate],
+    }))
 }

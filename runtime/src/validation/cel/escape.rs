@@ -28,13 +28,19 @@ const RESERVED: &[&str] = &[
     "while",
 ];
 
+/// Whether `name` is one of CEL's reserved words: the apiserver lets a rule select such a
+/// property both escaped and, where the parser allows it, as written (`self.namespace`).
+pub fn is_reserved(name: &str) -> bool {
+    RESERVED.contains(&name)
+}
+
 /// The CEL identifier for property `name`, or `None` when the name cannot be one.
 pub fn escape(name: &str) -> Option<String> {
     let first = name.chars().next()?;
     if first.is_ascii_digit() {
         return None;
     }
-    if RESERVED.contains(&name) {
+    if is_reserved(name) {
         return Some(format!("__{name}__"));
     }
     let mut out = String::with_capacity(name.len());

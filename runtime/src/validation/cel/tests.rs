@@ -351,3 +351,48 @@ fn list_helpers() {
     assert!(errors(schema.clone(), json!({"l": ["abc"]})).is_empty());
     assert_eq!(errors(schema, json!({"l": ["abc", "A"]})).len(), 1);
 }
+
+#[test]
+fn two_variable_comprehensions() {
+    let holds = |rule: &str| {
+        let schema = obj(
+            json!({"m": {"type": "object", "additionalProperties": {"type": "string"}}, "l": string_list()}),
+            json!([{"rule": rule}]),
+        );
+        errors(schema, json!({"m": {"a": "x", "b": "b"}, "l": ["p", "q"]})).is_empty()
+    };
+    for rule in [
+        "self.m.exists(k, v, k == v) && !self.m.all(k, v, k == v)",
+        "self.l.all(i, v, i < 2 && v != '') && self.l.existsOne(i, v, i == 1 && v == 'q')",
+        "self.l.exists_one(i, v, v == 'p')",
+        "self.l.transformList(i, v, v + string(i)) == ['p0', 'q1']",
+        "self.l.transformList(i, v, i > 0, v) == ['q']",
+        "self.m.transformMap(k, v, v + k) == {'a': 'xa', 'b': 'bb'}",
+        "self.l.transformMapEntry(i, v, {v: i}) == {'p': 0, 'q': 1}",
+    ] {
+        assert!(holds(rule), "{rule}");
+    }
+    assert!(!holds("self.m.all(k, v, k != v)"));
+}
+
+#[test]
+fn an_element_that_decides_absorbs_another_elements_error() {
+    let schema = |rule: &str| {
+        obj(
+            json!({"l": {"type": "array", "items": {"type": "integer"}}}),
+            json!([{"rule": rule}]),
+        )
+    };
+    // cel-go: `false` decides `all` whatever the error of another element.
+    assert_eq!(
+        errors(schema("self.l.all(x, 10 / x > 5)"), json!({"l": [0, 5]})),
+        ["spec: Invalid value: failed rule: self.l.all(x, 10 / x > 5)"]
+    );
+    assert!(errors(schema("self.l.exists(x, 10 / x > 1)"), json!({"l": [0, 5]})).is_empty());
+    assert_eq!(
+        errors(schema("self.l.all(x, 10 / x > 1)"), json!({"l": [0, 5]})),
+        [
+            "spec: Invalid value: \"object\": division by zero evaluating rule: self.l.all(x, 10 / x > 1)"
+        ]
+    );
+}

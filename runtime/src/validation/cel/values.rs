@@ -2,10 +2,12 @@
 //! structural schema, not by the JSON. Integers are `int`, `number`s are `double` even when
 //! written without a fraction, int-or-string is whichever it holds, strings with the formats
 //! `date`, `date-time`, `duration` and `byte` are timestamps, durations and bytes, objects
-//! with properties are maps keyed by their escaped property names (a `null` field is
-//! absent, so `has()` is false), objects with `additionalProperties` are maps keyed by the
-//! raw keys. At the root of a resource (and of an embedded resource) `apiVersion`, `kind`
-//! and `metadata.name`/`metadata.generateName` are the only type and object meta visible.
+//! with properties are maps keyed by their escaped property names (a property named with a
+//! CEL reserved word also under its own name, as the apiserver resolves both; a `null` field
+//! is absent, so `has()` is false), objects with `additionalProperties` are maps keyed by
+//! the raw keys. At the root of a resource (and of an embedded resource) `apiVersion`,
+//! `kind` and `metadata.name`/`metadata.generateName` are the only type and object meta
+//! visible.
 //!
 //! Values a rule cannot name (unknown fields under preserve-unknown-fields, properties whose
 //! names cannot be escaped) are kept under their raw keys so that equality sees them, as the
@@ -19,7 +21,7 @@ use kube_cel::cel::objects::{Key, Map};
 use serde_json::Value;
 
 use super::super::schema::{Additional, Schema};
-use super::escape::escape;
+use super::escape::{escape, is_reserved};
 use super::formats;
 
 /// A `type: string` schema (the type meta the apiserver adds at resource roots).
@@ -98,7 +100,11 @@ pub(super) fn to_cel(value: &Value, schema: &Schema, resource_root: bool) -> Cel
                     // A null field of an object is an absent one.
                     (Some(_), _) if v.is_null() => {}
                     (Some(s), Some(escaped)) => {
-                        map.insert(key(&escaped), to_cel(v, s, false));
+                        let value = to_cel(v, s, false);
+                        if is_reserved(k) {
+                            map.insert(key(k), value.clone());
+                        }
+                        map.insert(key(&escaped), value);
                     }
                     _ => {
                         map.entry(key(k)).or_insert_with(|| raw(v));

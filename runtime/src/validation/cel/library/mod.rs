@@ -4,6 +4,7 @@
 //! corrections; `compile::prepare` routes the operators kubegen implements to them.
 
 mod compare;
+mod comprehensions;
 mod convert;
 mod formats;
 mod lists;
@@ -21,6 +22,7 @@ use kube_cel::cel::{Context, ExecutionError, ResolveResult, Value};
 use parking_lot::Mutex;
 
 pub(super) use compare::{EQUALS, GREATER, GREATER_EQUALS, LESS, LESS_EQUALS, NEGATE, NOT_EQUALS};
+pub(super) use comprehensions::{ALL, EXISTS};
 pub(super) use strings::OPTIONAL_SELECT;
 
 /// The root context every evaluation starts from: kube-cel's functions, kubegen's
@@ -29,6 +31,7 @@ pub(super) static ROOT: LazyLock<Context<'static>> = LazyLock::new(|| {
     let mut ctx = Context::default();
     ctx.register_all();
     compare::register(&mut ctx);
+    comprehensions::register(&mut ctx);
     convert::register(&mut ctx);
     strings::register(&mut ctx);
     lists::register(&mut ctx);
