@@ -12,8 +12,8 @@ use super::super::schema::{Additional, Schema};
 use super::escape::escape;
 use super::fieldpath;
 use super::library::{
-    ALL, EQUALS, EXISTS, GREATER, GREATER_EQUALS, LESS, LESS_EQUALS, NEGATE, NOT_EQUALS,
-    OPTIONAL_SELECT,
+    ALL, AND, EQUALS, EXISTS, GREATER, GREATER_EQUALS, LESS, LESS_EQUALS, NEGATE, NOT_EQUALS,
+    OPTIONAL_SELECT, OR,
 };
 use super::values::has_cel_type;
 
@@ -217,8 +217,8 @@ pub(super) fn parse(source: &str) -> Result<IdedExpr, String> {
 }
 
 /// The operators kubegen evaluates itself (see `library`): the cel crate's interpreter
-/// gets `x.?f` on a missing field, heterogeneous equality, NaN ordering and integer
-/// negation overflow wrong.
+/// gets `x.?f` on a missing field, heterogeneous equality, NaN ordering, integer negation
+/// overflow and the error of `&&`/`||` when both sides fail wrong.
 fn routed(operator: &str, arity: usize) -> Option<&'static str> {
     Some(match (operator, arity) {
         (operators::OPT_SELECT, 2) => OPTIONAL_SELECT,
@@ -229,6 +229,8 @@ fn routed(operator: &str, arity: usize) -> Option<&'static str> {
         (operators::GREATER, 2) => GREATER,
         (operators::GREATER_EQUALS, 2) => GREATER_EQUALS,
         (operators::NEGATE, 1) => NEGATE,
+        (operators::LOGICAL_AND, 2) => AND,
+        (operators::LOGICAL_OR, 2) => OR,
         _ => return None,
     })
 }

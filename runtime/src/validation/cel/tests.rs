@@ -396,3 +396,50 @@ fn an_element_that_decides_absorbs_another_elements_error() {
         ]
     );
 }
+
+#[test]
+fn timestamps_read_in_utc_or_the_given_zone() {
+    let holds = |rule: &str| {
+        let schema = obj(
+            json!({"t": {"type": "string", "format": "date-time"}}),
+            json!([{"rule": rule}]),
+        );
+        errors(schema, json!({"t": "2024-01-01T12:00:00+02:00"}))
+    };
+    // 10:00 UTC on Monday 1 January 2024.
+    for rule in [
+        "self.t.getHours() == 10 && self.t.getDayOfWeek() == 1 && self.t.getMonth() == 0",
+        "self.t.getHours('America/New_York') == 5 && self.t.getHours('+05:30') == 15",
+        "self.t.getMinutes('-01:30') == 30 && self.t.getDate() == 1 && self.t.getDayOfYear() == 0",
+    ] {
+        assert!(holds(rule).is_empty(), "{rule}: {:?}", holds(rule));
+    }
+    assert_eq!(
+        holds("self.t.getHours('Mars/Base') == 0"),
+        [
+            "spec: Invalid value: \"object\": unknown time zone Mars/Base evaluating rule: self.t.getHours('Mars/Base') == 0"
+        ]
+    );
+}
+
+#[test]
+fn a_missing_field_in_a_conversion_is_a_missing_key() {
+    let schema = obj(
+        json!({"s": {"type": "string"}}),
+        json!([{"rule": "int(self.s) > 0"}]),
+    );
+    assert_eq!(
+        errors(schema, json!({})),
+        ["spec: Invalid value: \"object\": no such key: s evaluating rule: int(self.s) > 0"]
+    );
+}
+
+#[test]
+fn sort_by_orders_by_the_keys() {
+    let schema = obj(
+        json!({"l": {"type": "array", "items": {"type": "integer"}}}),
+        json!([{"rule": "self.l.sortBy(x, -x) == [3, 2, 1]"}]),
+    );
+    assert!(errors(schema.clone(), json!({"l": [2, 3, 1]})).is_empty());
+    assert_eq!(errors(schema, json!({"l": [1, 2, 3, 4]})).len(), 1);
+}

@@ -1,6 +1,7 @@
 //! Comprehensions as cel-go evaluates them. The apiserver's environment has cel-go's
 //! two-variable comprehensions (`m.all(k, v, p)`, `exists`, `existsOne`/`exists_one`,
-//! `transformList`, `transformMap`, `transformMapEntry`), which the cel crate lacks; and in
+//! `transformList`, `transformMap`, `transformMapEntry`) and the `sortBy` macro of its list
+//! extension, which the cel crate lacks; and in
 //! cel-go an error in one element of `all`/`exists` is absorbed when another element
 //! decides the result (`[0, 1].all(x, 1 / x > 5)` is `false`, not `division by zero`),
 //! where the cel crate's comprehension stops at the first error. `compile::prepare`
@@ -14,6 +15,7 @@ use kube_cel::cel::common::ast::{Expr, IdedExpr};
 use kube_cel::cel::objects::{Key, Map};
 use kube_cel::cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
 
+use super::compare::compare;
 use super::fail;
 
 /// The one-variable `all` and `exists`, rewritten (`@` keeps them out of reach of rules).
@@ -33,6 +35,7 @@ pub(super) fn register(ctx: &mut Context<'static>) {
     ctx.add_function("exists", |ftx: &FunctionContext| {
         quantifier(ftx, Quantifier::Exists)
     });
+    ctx.add_function("sortBy", sort_by);
     ctx.add_function("existsOne", exists_one);
     ctx.add_function("exists_one", exists_one);
     ctx.add_function("transformList", transform_list);
@@ -235,4 +238,30 @@ fn transform_map(ftx: &FunctionContext, entries: bool) -> ResolveResult {
         }
     }
     Ok(Value::Map(Map { map: Arc::new(out) }))
+}
+
+/// `<list>.sortBy(x, key)`: the items ordered by their keys (a stable sort), which must be
+/// comparable with each other.
+fn sort_by(ftx: &FunctionContext) -> ResolveResult {
+    let it = Iteration::new(ftx, 1, &[1])?;
+    let Some(Value::List(_)) = &ftx.this else {
+        return Err(ExecutionError::NoSuchOverload);
+    };
+    let mut keyed = Vec::with_capacity(it.elements.len());
+    for element in &it.elements {
+        keyed.push((it.eval(element, 0)?, element.1.clone()));
+    }
+    let mut failure = None;
+    keyed.sort_by(|(a, _), (b, _)| {
+        compare(a, b).unwrap_or_else(|e| {
+            failure.get_or_insert(e);
+            std::cmp::Ordering::Equal
+        })
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    Ok(Value::List(Arc::new(
+        keyed.into_iter().map(|(_, v)| v).collect(),
+    )))
 }

@@ -7,13 +7,12 @@
 use std::sync::Arc;
 
 use chrono::{DateTime, TimeZone, Utc};
-use kube_cel::cel::extractors::This;
 use kube_cel::cel::objects::Opaque;
-use kube_cel::cel::{Context, ExecutionError, ResolveResult, Value};
+use kube_cel::cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
 
 use super::super::super::formats::go_duration;
 use super::super::super::gofmt;
-use super::{fail, kube_cel, string};
+use super::{fail, kube_cel, string, subject};
 
 pub(super) fn register(ctx: &mut Context<'static>) {
     ctx.add_function("int", int);
@@ -25,7 +24,7 @@ pub(super) fn register(ctx: &mut Context<'static>) {
     ctx.add_function("duration", duration);
     ctx.add_function("timestamp", timestamp);
     ctx.add_function("type", type_of);
-    ctx.add_function("dyn", |This(v): This<Value>| -> ResolveResult { Ok(v) });
+    ctx.add_function("dyn", subject);
 }
 
 /// The type identifiers a rule can compare `type(x)` with.
@@ -66,7 +65,8 @@ fn uint_overflow() -> ExecutionError {
 const MIN_UNIX: i64 = -62_135_596_800;
 const MAX_UNIX: i64 = 253_402_300_799;
 
-fn int(This(v): This<Value>) -> ResolveResult {
+fn int(ftx: &FunctionContext) -> ResolveResult {
+    let v = subject(ftx)?;
     Ok(Value::Int(match v {
         Value::Int(i) => i,
         Value::UInt(u) => i64::try_from(u).map_err(|_| int_overflow())?,
@@ -92,7 +92,8 @@ fn go_int(s: &str) -> Option<i64> {
     s.strip_prefix('+').unwrap_or(s).parse().ok()
 }
 
-fn uint(This(v): This<Value>) -> ResolveResult {
+fn uint(ftx: &FunctionContext) -> ResolveResult {
+    let v = subject(ftx)?;
     Ok(Value::UInt(match v {
         Value::UInt(u) => u,
         Value::Int(i) => u64::try_from(i).map_err(|_| uint_overflow())?,
@@ -112,7 +113,8 @@ fn uint(This(v): This<Value>) -> ResolveResult {
     }))
 }
 
-fn double(This(v): This<Value>) -> ResolveResult {
+fn double(ftx: &FunctionContext) -> ResolveResult {
+    let v = subject(ftx)?;
     Ok(Value::Float(match v {
         Value::Float(d) => d,
         Value::Int(i) => i as f64,
@@ -138,7 +140,8 @@ fn go_float(s: &str) -> Option<f64> {
     valid.then(|| s.parse().ok()).flatten()
 }
 
-fn to_string(This(v): This<Value>) -> ResolveResult {
+fn to_string(ftx: &FunctionContext) -> ResolveResult {
+    let v = subject(ftx)?;
     Ok(match v {
         Value::String(_) => v,
         Value::Int(i) => string(i.to_string()),
@@ -167,7 +170,8 @@ fn to_string(This(v): This<Value>) -> ResolveResult {
     })
 }
 
-fn to_bool(This(v): This<Value>) -> ResolveResult {
+fn to_bool(ftx: &FunctionContext) -> ResolveResult {
+    let v = subject(ftx)?;
     Ok(Value::Bool(match v {
         Value::Bool(b) => b,
         Value::String(s) => match s.as_str() {
@@ -179,7 +183,8 @@ fn to_bool(This(v): This<Value>) -> ResolveResult {
     }))
 }
 
-fn bytes(This(v): This<Value>) -> ResolveResult {
+fn bytes(ftx: &FunctionContext) -> ResolveResult {
+    let v = subject(ftx)?;
     match v {
         Value::Bytes(_) => Ok(v),
         Value::String(s) => Ok(Value::Bytes(Arc::new(s.as_bytes().to_vec()))),
@@ -187,7 +192,8 @@ fn bytes(This(v): This<Value>) -> ResolveResult {
     }
 }
 
-fn duration(This(v): This<Value>) -> ResolveResult {
+fn duration(ftx: &FunctionContext) -> ResolveResult {
+    let v = subject(ftx)?;
     match v {
         Value::Duration(_) => Ok(v),
         Value::String(s) => go_duration(&s)
@@ -197,7 +203,8 @@ fn duration(This(v): This<Value>) -> ResolveResult {
     }
 }
 
-fn timestamp(This(v): This<Value>) -> ResolveResult {
+fn timestamp(ftx: &FunctionContext) -> ResolveResult {
+    let v = subject(ftx)?;
     let t = match v {
         Value::Timestamp(_) => return Ok(v),
         Value::String(s) => {
@@ -264,7 +271,8 @@ impl CelType {
     }
 }
 
-fn type_of(This(this): This<Value>) -> ResolveResult {
+fn type_of(ftx: &FunctionContext) -> ResolveResult {
+    let this = subject(ftx)?;
     Ok(CelType::value(match &this {
         Value::List(_) => "list",
         Value::Map(_) => "map",

@@ -8,9 +8,12 @@ mod comprehensions;
 mod convert;
 mod formats;
 mod lists;
+mod logic;
 mod net;
 mod netip;
+mod quantity;
 mod strings;
+mod time;
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock};
@@ -18,11 +21,12 @@ use std::sync::{Arc, LazyLock};
 use kube_cel::KubeCelExt;
 use kube_cel::cel::common::ast::{CallExpr, Expr, IdedExpr};
 use kube_cel::cel::objects::{Opaque, OptionalValue};
-use kube_cel::cel::{Context, ExecutionError, ResolveResult, Value};
+use kube_cel::cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
 use parking_lot::Mutex;
 
 pub(super) use compare::{EQUALS, GREATER, GREATER_EQUALS, LESS, LESS_EQUALS, NEGATE, NOT_EQUALS};
 pub(super) use comprehensions::{ALL, EXISTS};
+pub(super) use logic::{AND, OR};
 pub(super) use strings::OPTIONAL_SELECT;
 
 /// The root context every evaluation starts from: kube-cel's functions, kubegen's
@@ -32,11 +36,14 @@ pub(super) static ROOT: LazyLock<Context<'static>> = LazyLock::new(|| {
     ctx.register_all();
     compare::register(&mut ctx);
     comprehensions::register(&mut ctx);
+    logic::register(&mut ctx);
     convert::register(&mut ctx);
     strings::register(&mut ctx);
     lists::register(&mut ctx);
     formats::register(&mut ctx);
     net::register(&mut ctx);
+    quantity::register(&mut ctx);
+    time::register(&mut ctx);
     convert::register_types(&mut ctx);
     ctx
 });
@@ -83,6 +90,17 @@ pub(super) fn kube_cel(function: &str, target: Option<Value>, args: &[Value]) ->
         ctx.add_variable_from_value(format!("@arg{i}"), a.clone());
     }
     Value::resolve(&call, &ctx)
+}
+
+/// The value a function applies to: the target of a method call, else the first argument
+/// (`int(x)`). Unlike the cel crate's `This`, an argument that fails to evaluate keeps its
+/// own error (`no such key: x`).
+pub(super) fn subject(ftx: &FunctionContext) -> ResolveResult {
+    match (&ftx.this, ftx.args.first()) {
+        (Some(this), _) => Ok(this.clone()),
+        (None, Some(arg)) => Value::resolve(arg, ftx.ptx),
+        (None, None) => Err(ExecutionError::NoSuchOverload),
+    }
 }
 
 /// An error with the apiserver's text (reported as is, see `errors::describe`).

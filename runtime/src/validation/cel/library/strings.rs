@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use kube_cel::cel::extractors::{Arguments, This};
 use kube_cel::cel::objects::Key;
-use kube_cel::cel::{Context, ExecutionError, ResolveResult, Value};
+use kube_cel::cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
 
 use super::super::regex;
-use super::{fail, kube_cel, optional, optional_inner, string};
+use super::{fail, kube_cel, optional, optional_inner, string, subject};
 
 /// The function kubegen rewrites `x.?field` into (see `compile::prepare`).
 pub(in crate::validation::cel) const OPTIONAL_SELECT: &str = "@optionalSelect";
@@ -29,7 +29,8 @@ pub(super) fn register(ctx: &mut Context<'static>) {
     ctx.add_function(OPTIONAL_SELECT, optional_select);
 }
 
-fn size(This(this): This<Value>) -> ResolveResult {
+fn size(ftx: &FunctionContext) -> ResolveResult {
+    let this = subject(ftx)?;
     let n = match &this {
         Value::String(s) => s.chars().count(),
         Value::Bytes(b) => b.len(),
