@@ -13,6 +13,8 @@
 
 #[path = "conformance/cases/mod.rs"]
 mod cases;
+#[path = "conformance/cel_kinds.rs"]
+mod cel_kinds;
 #[path = "conformance/kinds.rs"]
 mod kinds;
 #[path = "conformance/runner.rs"]

@@ -1,5 +1,7 @@
 //! The conformance cases, by area.
 
+mod cel;
+mod cel_updates;
 mod collections;
 mod ownership;
 mod reads;
@@ -65,6 +67,8 @@ pub fn all() -> Vec<Case> {
         reads::cases(),
         selectors::cases(),
         ownership::cases(),
+        cel::cases(),
+        cel_updates::cases(),
     ]
     .concat()
 }
