@@ -12,6 +12,7 @@ mod logic;
 mod net;
 mod netip;
 mod quantity;
+mod semver;
 mod strings;
 mod time;
 
@@ -43,6 +44,7 @@ pub(super) static ROOT: LazyLock<Context<'static>> = LazyLock::new(|| {
     formats::register(&mut ctx);
     net::register(&mut ctx);
     quantity::register(&mut ctx);
+    semver::register(&mut ctx);
     time::register(&mut ctx);
     convert::register_types(&mut ctx);
     ctx
