@@ -729,6 +729,10 @@ pub mod v2 {
     message = "semver"
 )]
 #[rule(
+    "self.probe != 'semverErrors' || semver(self.s).major() == 1",
+    message = "semverErrors"
+)]
+#[rule(
     "self.probe != 'optional' || self.?s.orValue('none') == 'none'",
     message = "optional"
 )]

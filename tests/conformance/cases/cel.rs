@@ -472,6 +472,16 @@ fn probes() -> Vec<Case> {
                 json!({"s": "v1"}),
             ],
         ),
+        (
+            "semverErrors",
+            vec![
+                json!({"s": "1.0.0+b.7"}),
+                json!({"s": "1.0"}),
+                json!({"s": "01.0.0"}),
+                json!({"s": "1.0.0-01"}),
+                json!({"s": "1.0.0-a..b"}),
+            ],
+        ),
         ("optional", vec![json!({}), json!({"s": "x"})]),
         (
             "conversions",
