@@ -70,6 +70,7 @@ mod tests {
     #[test]
     fn names_escape_as_the_apiserver_escapes_them() {
         for (name, escaped) in [
+            ("a-b.c/d", Some("a__dash__b__dot__c__slash__d")),
             ("spec", Some("spec")),
             ("namespace", Some("__namespace__")),
             ("in", Some("__in__")),

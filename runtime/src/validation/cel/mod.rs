@@ -33,6 +33,7 @@ mod walk;
 use serde_json::Value;
 
 pub use compile::Rule;
+pub(crate) use escape::escape;
 
 use super::field::FieldError;
 use super::schema::Schema;

@@ -15,7 +15,10 @@ use super::super::schema::go_regex;
 /// How many compiled patterns the cache keeps before it starts over.
 const CACHE_SIZE: usize = 256;
 
-static CACHE: LazyLock<Mutex<HashMap<String, Result<Arc<Regex>, String>>>> =
+/// A pattern compiled, or Go's error for it.
+type Compiled = Result<Arc<Regex>, String>;
+
+static CACHE: LazyLock<Mutex<HashMap<String, Compiled>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
 
 /// Compiles `pattern` as Go's `regexp.Compile` does, or returns Go's error message.

@@ -98,7 +98,7 @@ fn uint(ftx: &FunctionContext) -> ResolveResult {
         Value::UInt(u) => u,
         Value::Int(i) => u64::try_from(i).map_err(|_| uint_overflow())?,
         Value::Float(d) => {
-            if !d.is_finite() || d < 0.0 || d >= 18_446_744_073_709_551_616.0 {
+            if !(0.0..18_446_744_073_709_551_616.0).contains(&d) {
                 return Err(uint_overflow());
             }
             d as u64

@@ -14,7 +14,10 @@ use super::super::super::netfmt;
 use super::{opaque, optional};
 
 /// The apiserver's named formats and what checks them.
-const FORMATS: &[(&str, fn(&str) -> Vec<String>)] = &[
+/// A format's check: the reasons a string does not have it (none when it does).
+type Check = fn(&str) -> Vec<String>;
+
+const FORMATS: &[(&str, Check)] = &[
     ("dns1123Label", |s| NameRule::DnsLabel.check(s, false)),
     ("dns1123Subdomain", |s| {
         NameRule::DnsSubdomain.check(s, false)

@@ -61,7 +61,9 @@ static KUBE_CEL: LazyLock<Context<'static>> = LazyLock::new(|| {
 /// Calls kube-cel's own `function`, on `target` when it is a method (`ip.family()`), else
 /// as a global function (`ip('...')`, `ip.isCanonical('...')`).
 pub(super) fn kube_cel(function: &str, target: Option<Value>, args: &[Value]) -> ResolveResult {
-    static CALLS: LazyLock<Mutex<HashMap<(String, bool, usize), Arc<IdedExpr>>>> =
+    /// A call's function, whether it has a target, and its arity.
+    type Shape = (String, bool, usize);
+    static CALLS: LazyLock<Mutex<HashMap<Shape, Arc<IdedExpr>>>> =
         LazyLock::new(|| Mutex::new(HashMap::new()));
     let key = (function.to_owned(), target.is_some(), args.len());
     let call = CALLS

@@ -10,12 +10,14 @@ use super::super::super::gofmt::quote;
 use super::{fail, kube_cel, subject};
 
 pub(super) fn register(ctx: &mut Context<'static>) {
-    ctx.add_function("semver", |ftx: &FunctionContext, Arguments(args): Arguments| {
-        strict("semver", ftx, &args)
-    });
-    ctx.add_function("isSemver", |ftx: &FunctionContext, Arguments(args): Arguments| {
-        strict("isSemver", ftx, &args)
-    });
+    ctx.add_function(
+        "semver",
+        |ftx: &FunctionContext, Arguments(args): Arguments| strict("semver", ftx, &args),
+    );
+    ctx.add_function(
+        "isSemver",
+        |ftx: &FunctionContext, Arguments(args): Arguments| strict("isSemver", ftx, &args),
+    );
 }
 
 fn strict(name: &str, ftx: &FunctionContext, args: &[Value]) -> ResolveResult {
@@ -47,17 +49,26 @@ fn leading_zero(s: &str) -> bool {
 fn parse_uint(s: &str) -> Result<u64, String> {
     s.parse().map_err(|_| match s.is_empty() {
         true => format!("strconv.ParseUint: parsing {}: invalid syntax", quote(s)),
-        false => format!("strconv.ParseUint: parsing {}: value out of range", quote(s)),
+        false => format!(
+            "strconv.ParseUint: parsing {}: value out of range",
+            quote(s)
+        ),
     })
 }
 
 /// A major, minor or patch number.
 fn number(s: &str, which: &str, capital: &str) -> Result<(), String> {
     if !contains_only(s, NUMBERS) {
-        return Err(format!("Invalid character(s) found in {which} number {}", quote(s)));
+        return Err(format!(
+            "Invalid character(s) found in {which} number {}",
+            quote(s)
+        ));
     }
     if leading_zero(s) {
-        return Err(format!("{capital} number must not contain leading zeroes {}", quote(s)));
+        return Err(format!(
+            "{capital} number must not contain leading zeroes {}",
+            quote(s)
+        ));
     }
     parse_uint(s).map(|_| ())
 }
@@ -96,7 +107,10 @@ fn parse(s: &str) -> Result<(), String> {
             }
             parse_uint(part)?;
         } else if !contains_only(part, ALPHANUM) {
-            return Err(format!("Invalid character(s) found in prerelease {}", quote(part)));
+            return Err(format!(
+                "Invalid character(s) found in prerelease {}",
+                quote(part)
+            ));
         }
     }
     for part in build.into_iter().flat_map(|b| b.split('.')) {
@@ -104,7 +118,10 @@ fn parse(s: &str) -> Result<(), String> {
             return Err("Build meta data is empty".to_owned());
         }
         if !contains_only(part, ALPHANUM) {
-            return Err(format!("Invalid character(s) found in build meta data {}", quote(part)));
+            return Err(format!(
+                "Invalid character(s) found in build meta data {}",
+                quote(part)
+            ));
         }
     }
     Ok(())
@@ -122,9 +139,18 @@ mod tests {
         for (bad, error) in [
             ("", "Version string empty"),
             ("v1.0", "No Major.Minor.Patch elements found"),
-            ("v1.0.0", "Invalid character(s) found in major number \"v1\""),
-            ("01.0.0", "Major number must not contain leading zeroes \"01\""),
-            ("1.0.0-01", "Numeric PreRelease version must not contain leading zeroes \"01\""),
+            (
+                "v1.0.0",
+                "Invalid character(s) found in major number \"v1\"",
+            ),
+            (
+                "01.0.0",
+                "Major number must not contain leading zeroes \"01\"",
+            ),
+            (
+                "1.0.0-01",
+                "Numeric PreRelease version must not contain leading zeroes \"01\"",
+            ),
             ("1.0.0+", "Build meta data is empty"),
             ("1..0", "strconv.ParseUint: parsing \"\": invalid syntax"),
         ] {

@@ -54,12 +54,13 @@ fn char_at(This(this): This<Arc<String>>, i: i64) -> ResolveResult {
     }
 }
 
+/// A search of `indexOf`/`lastIndexOf`: the string and the substring in code points, and
+/// the offset when one is given.
+type Search = (Vec<char>, Vec<char>, Option<i64>);
+
 /// The string and search arguments of `indexOf`/`lastIndexOf`, or `None` for a list (which
 /// kube-cel's list functions handle).
-fn search_args(
-    this: &Value,
-    args: &[Value],
-) -> Result<Option<(Vec<char>, Vec<char>, Option<i64>)>, ExecutionError> {
+fn search_args(this: &Value, args: &[Value]) -> Result<Option<Search>, ExecutionError> {
     let Value::String(s) = this else {
         return Ok(None);
     };

@@ -12,7 +12,9 @@ use super::super::super::gofmt::quote;
 use super::{fail, kube_cel};
 
 /// The getters and what each reads from a date and time in the zone.
-const GETTERS: &[(&str, fn(&DateTime<FixedOffset>) -> i64)] = &[
+type Getter = fn(&DateTime<FixedOffset>) -> i64;
+
+const GETTERS: &[(&str, Getter)] = &[
     ("getFullYear", |t| i64::from(t.year())),
     ("getMonth", |t| i64::from(t.month0())),
     ("getDayOfYear", |t| i64::from(t.ordinal0())),
