@@ -15,6 +15,8 @@
 mod cases;
 #[path = "conformance/cel_kinds.rs"]
 mod cel_kinds;
+#[path = "conformance/cel_rule_kinds.rs"]
+mod cel_rule_kinds;
 #[path = "conformance/kinds.rs"]
 mod kinds;
 #[path = "conformance/runner.rs"]

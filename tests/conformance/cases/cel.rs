@@ -1,14 +1,15 @@
 //! CEL rules (`x-kubernetes-validations`) on creates: each case sends one object per row to
 //! the kind of its library (`cel_kinds.rs`), each object setting the field of the rule it
 //! exercises — passing values, failing values and values the rule cannot evaluate.
-//! Updates, transition rules, ratcheting, status and patches are in `cel_updates.rs`.
+//! Library corners are in `cel_probes.rs`; updates, transition rules, ratcheting, status and
+//! patches in `cel_updates.rs`.
 
 use serde_json::{Value, json};
 
 use super::{GROUP, object};
 use crate::script::{Case, Res};
 
-const fn res(plural: &'static str) -> Res {
+pub const fn res(plural: &'static str) -> Res {
     Res {
         group: GROUP,
         version: "v1",
@@ -22,7 +23,6 @@ pub const CEL_MAPS: Res = res("celmaps");
 pub const CEL_STRINGS: Res = res("celstrings");
 pub const CEL_NETS: Res = res("celnets");
 pub const CEL_RULES: Res = res("celrules");
-pub const CEL_PROBES: Res = res("celprobes");
 
 /// A case creating one object per spec (`o0`, `o1`, ...), each followed by its GET.
 pub fn creates(case: &str, r: Res, kind: &str, specs: Vec<Value>) -> Case {
@@ -54,7 +54,7 @@ pub fn bounded(extra: Value) -> Value {
 }
 
 pub fn cases() -> Vec<Case> {
-    [lists(), maps(), strings(), network(), semantics(), probes()].concat()
+    [lists(), maps(), strings(), network(), semantics()].concat()
 }
 
 fn lists() -> Vec<Case> {
@@ -409,144 +409,4 @@ fn semantics() -> Vec<Case> {
         vec![json!({"min": 1}), json!({"min": 9, "user": "root"})],
     ));
     cases
-}
-
-/// `CelProbe` cases: each row names a probe rule and the inputs of its objects.
-fn probes() -> Vec<Case> {
-    let rows: Vec<(&str, Vec<Value>)> = vec![
-        ("unicode", vec![json!({"s": "héllo"}), json!({"s": "hélo"})]),
-        (
-            "offsets",
-            vec![json!({"s": "aba"}), json!({"s": "abb"}), json!({"s": "a"})],
-        ),
-        ("replaceN", vec![json!({"s": "aac"}), json!({"s": "xac"})]),
-        ("splitN", vec![json!({"s": "a,b,c"}), json!({"s": "a,b"})]),
-        (
-            "substring",
-            vec![
-                json!({"s": "hello"}),
-                json!({"s": "help"}),
-                json!({"s": "h"}),
-            ],
-        ),
-        (
-            "format",
-            vec![json!({"s": "a", "n": 1}), json!({"s": "b", "n": 2})],
-        ),
-        ("quote", vec![json!({"s": "ab"}), json!({"s": "a\"b"})]),
-        (
-            "absorbAll",
-            vec![
-                json!({"l": [0, 5]}),
-                json!({"l": [0, 1]}),
-                json!({"l": [1]}),
-            ],
-        ),
-        ("absorbOr", vec![json!({"n": 0}), json!({"n": 2})]),
-        (
-            "urlParts",
-            vec![
-                json!({"s": "https://h:80/a%20b?x=1&x=2"}),
-                json!({"s": "https://g/a%20b?x=1"}),
-            ],
-        ),
-        (
-            "ipKinds",
-            vec![json!({"s": "0.0.0.0"}), json!({"s": "127.0.0.1"})],
-        ),
-        (
-            "cidrParts",
-            vec![json!({"s": "10.0.0.0/8"}), json!({"s": "10.1.2.3/8"})],
-        ),
-        (
-            "ipString",
-            vec![json!({"s": "2001:db8::1"}), json!({"s": "2001:DB8::1"})],
-        ),
-        ("quantityMath", vec![json!({"s": "1"}), json!({"s": "3"})]),
-        ("approx", vec![json!({"s": "1.5"}), json!({"s": "500m"})]),
-        (
-            "semver",
-            vec![
-                json!({"s": "1.1.0"}),
-                json!({"s": "2.0.0"}),
-                json!({"s": "v1"}),
-            ],
-        ),
-        (
-            "semverErrors",
-            vec![
-                json!({"s": "1.0.0+b.7"}),
-                json!({"s": "1.0"}),
-                json!({"s": "01.0.0"}),
-                json!({"s": "1.0.0-01"}),
-                json!({"s": "1.0.0-a..b"}),
-            ],
-        ),
-        ("optional", vec![json!({}), json!({"s": "x"})]),
-        (
-            "conversions",
-            vec![json!({"n": 3}), json!({"n": 4}), json!({"n": -1})],
-        ),
-        ("bytes", vec![json!({"s": "héll"}), json!({"s": "hell"})]),
-        (
-            "timestamp",
-            vec![
-                json!({"s": "2024-01-01T12:00:00Z"}),
-                json!({"s": "2024-01-02T12:00:00Z"}),
-                json!({"s": "yesterday"}),
-            ],
-        ),
-        (
-            "timeMath",
-            vec![
-                json!({"s": "2024-01-01T12:00:00Z"}),
-                json!({"s": "2023-12-31T12:00:00Z"}),
-            ],
-        ),
-        (
-            "duration",
-            vec![json!({"s": "1h30m"}), json!({"s": "1h"}), json!({"s": "x"})],
-        ),
-        (
-            "listExt",
-            vec![json!({"l": [1, 2, 2]}), json!({"l": [1, 2, 3]})],
-        ),
-        ("sort", vec![json!({"l": [3, 1, 2]}), json!({"l": [3, 1]})]),
-        ("sortBy", vec![json!({"l": [1, 3, 2]}), json!({"l": [1]})]),
-        ("firstLast", vec![json!({"l": [1, 9]}), json!({"l": []})]),
-        ("pairs", vec![json!({"l": [1, 2, 3]}), json!({"l": [0]})]),
-        (
-            "boundary",
-            vec![json!({"s": "a foo b"}), json!({"s": "afoo"})],
-        ),
-        (
-            "index",
-            vec![json!({"l": [1, 2], "n": 1}), json!({"l": [1, 2], "n": 5})],
-        ),
-        (
-            "overflow",
-            vec![json!({"n": 1}), json!({"n": 9223372036854775807_i64})],
-        ),
-        ("modulus", vec![json!({"n": 3}), json!({"n": 0})]),
-        (
-            "types",
-            vec![json!({"n": 1, "s": "a", "l": []}), json!({"n": 1, "l": []})],
-        ),
-        ("doubles", vec![json!({"n": 1}), json!({"n": 2})]),
-        ("membership", vec![json!({"n": 2}), json!({"n": 4})]),
-        ("numbers", vec![json!({"n": 1}), json!({"n": 2})]),
-        ("compare", vec![json!({"s": "a"}), json!({"s": "ba"})]),
-    ];
-    rows.into_iter()
-        .map(|(probe, inputs)| {
-            let specs = inputs
-                .into_iter()
-                .map(|mut input| {
-                    input["probe"] = json!(probe);
-                    input
-                })
-                .collect();
-            creates(&format!("probe {probe}"), CEL_PROBES, "CelProbe", specs)
-        })
-        .collect()
 }

@@ -1,6 +1,7 @@
 //! The conformance cases, by area.
 
 mod cel;
+mod cel_probes;
 mod cel_updates;
 mod collections;
 mod ownership;
@@ -68,6 +69,7 @@ pub fn all() -> Vec<Case> {
         selectors::cases(),
         ownership::cases(),
         cel::cases(),
+        cel_probes::cases(),
         cel_updates::cases(),
     ]
     .concat()
