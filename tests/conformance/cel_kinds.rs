@@ -435,6 +435,10 @@ pub struct CelNetSpec {
     message = "semverErrors"
 )]
 #[rule(
+    "self.probe != 'optionals' || ([?self.?s, 'b'].size() == 2 && {?'k': self.?s}.size() == 1)",
+    message = "optionals"
+)]
+#[rule(
     "self.probe != 'optional' || self.?s.orValue('none') == 'none'",
     message = "optional"
 )]

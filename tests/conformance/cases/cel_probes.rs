@@ -81,6 +81,7 @@ pub fn cases() -> Vec<Case> {
             ],
         ),
         ("optional", vec![json!({}), json!({"s": "x"})]),
+        ("optionals", vec![json!({"s": "a"}), json!({})]),
         (
             "conversions",
             vec![json!({"n": 3}), json!({"n": 4}), json!({"n": -1})],

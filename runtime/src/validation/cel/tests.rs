@@ -443,3 +443,22 @@ fn sort_by_orders_by_the_keys() {
     assert!(errors(schema.clone(), json!({"l": [2, 3, 1]})).is_empty());
     assert_eq!(errors(schema, json!({"l": [1, 2, 3, 4]})).len(), 1);
 }
+
+#[test]
+fn optional_macros_bind_the_value() {
+    let schema = obj(
+        json!({"s": {"type": "string"}}),
+        json!([
+            {"rule": "self.?s.optMap(v, v + 'x').orValue('none') == 'ax'", "message": "optMap"},
+            {"rule": "self.?s.optFlatMap(v, v == 'a' ? optional.of(v) : optional.none()).hasValue()", "message": "optFlatMap"},
+        ]),
+    );
+    assert!(errors(schema.clone(), json!({"s": "a"})).is_empty());
+    assert_eq!(
+        errors(schema, json!({})),
+        [
+            "spec: Invalid value: optMap",
+            "spec: Invalid value: optFlatMap"
+        ]
+    );
+}

@@ -1,7 +1,7 @@
 //! Comprehensions as cel-go evaluates them. The apiserver's environment has cel-go's
 //! two-variable comprehensions (`m.all(k, v, p)`, `exists`, `existsOne`/`exists_one`,
 //! `transformList`, `transformMap`, `transformMapEntry`) and the `sortBy` macro of its list
-//! extension, which the cel crate lacks; and in
+//! extension and `optMap`/`optFlatMap` of its optional types, which the cel crate lacks; and in
 //! cel-go an error in one element of `all`/`exists` is absorbed when another element
 //! decides the result (`[0, 1].all(x, 1 / x > 5)` is `false`, not `division by zero`),
 //! where the cel crate's comprehension stops at the first error. `compile::prepare`
@@ -16,7 +16,7 @@ use kube_cel::cel::objects::{Key, Map};
 use kube_cel::cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
 
 use super::compare::compare;
-use super::fail;
+use super::{fail, optional, optional_inner};
 
 /// The one-variable `all` and `exists`, rewritten (`@` keeps them out of reach of rules).
 pub(in crate::validation::cel) const ALL: &str = "@all";
@@ -36,6 +36,8 @@ pub(super) fn register(ctx: &mut Context<'static>) {
         quantifier(ftx, Quantifier::Exists)
     });
     ctx.add_function("sortBy", sort_by);
+    ctx.add_function("optMap", |ftx: &FunctionContext| opt_map(ftx, false));
+    ctx.add_function("optFlatMap", |ftx: &FunctionContext| opt_map(ftx, true));
     ctx.add_function("existsOne", exists_one);
     ctx.add_function("exists_one", exists_one);
     ctx.add_function("transformList", transform_list);
@@ -264,4 +266,25 @@ fn sort_by(ftx: &FunctionContext) -> ResolveResult {
     Ok(Value::List(Arc::new(
         keyed.into_iter().map(|(_, v)| v).collect(),
     )))
+}
+
+/// `<optional>.optMap(v, expr)`: `optional.of(expr)` with `v` the value, or `none`;
+/// `optFlatMap` when `expr` is itself an optional.
+fn opt_map(ftx: &FunctionContext, flat: bool) -> ResolveResult {
+    let (Some(target), [var, body]) = (&ftx.this, ftx.args) else {
+        return Err(ExecutionError::NoSuchOverload);
+    };
+    let Expr::Ident(var) = &var.expr else {
+        return Err(fail(ftx.name, "argument must be a simple name"));
+    };
+    let Some(value) = optional_inner(target)? else {
+        return Ok(optional(None));
+    };
+    let mut scope = ftx.ptx.new_inner_scope();
+    scope.add_variable_from_value(var.as_str(), value.clone());
+    let mapped = Value::resolve(body, &scope)?;
+    match flat {
+        true => optional_inner(&mapped).map(|_| mapped.clone()),
+        false => Ok(optional(Some(mapped))),
+    }
 }
