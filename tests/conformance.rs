@@ -13,6 +13,10 @@
 
 #[path = "conformance/cases/mod.rs"]
 mod cases;
+#[path = "conformance/cel_kinds.rs"]
+mod cel_kinds;
+#[path = "conformance/cel_rule_kinds.rs"]
+mod cel_rule_kinds;
 #[path = "conformance/kinds.rs"]
 mod kinds;
 #[path = "conformance/runner.rs"]
@@ -32,16 +36,7 @@ const RECORDING: &str = concat!(
 );
 
 /// Differences kept on purpose, by case name, with the reason (also listed in the README).
-const INTENTIONAL: &[(&str, &str)] = &[
-    (
-        "ruled: a rule fails",
-        "CEL rules are not evaluated in memory yet (the CEL issue)",
-    ),
-    (
-        "ruled: a field rule fails",
-        "CEL rules are not evaluated in memory yet (the CEL issue)",
-    ),
-];
+const INTENTIONAL: &[(&str, &str)] = &[];
 
 type Recording = BTreeMap<String, Vec<Value>>;
 

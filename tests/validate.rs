@@ -7,7 +7,7 @@ use kubegen::prelude::*;
 use kubegen::testing::TestEnv;
 use kubegen::validation::ValidateError;
 
-/// A kind with bounds, a pattern, a default and a rule.
+/// A kind with bounds, a pattern and a default.
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
 #[resource(group = "validate.kubegen.dev", version = "v1", kind = "Part")]
 #[serde(rename_all = "camelCase")]
@@ -19,6 +19,112 @@ pub struct PartSpec {
     #[default(3)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub copies: Option<i32>,
+}
+
+/// A kind with CEL rules: one comparing two fields, a transition rule, a message expression.
+#[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+#[resource(group = "validate.kubegen.dev", version = "v1", kind = "Quota")]
+#[serde(rename_all = "camelCase")]
+#[rule(
+    "self.min <= self.max",
+    message = "min must not exceed max",
+    field_path = ".min"
+)]
+pub struct QuotaSpec {
+    pub min: i32,
+    #[validate(maximum = 100)]
+    pub max: i32,
+    #[rule("self == oldSelf", message = "the owner is immutable")]
+    #[validate(max_length = 20)]
+    pub owner: String,
+    #[rule(
+        "self.all(t, t.startsWith('team-'))",
+        message_expression = "self.filter(t, !t.startsWith('team-'))[0] + ' does not start with team-'"
+    )]
+    #[validate(max_items = 5)]
+    #[serde(default)]
+    pub tags: Vec<Tag>,
+}
+
+/// A tag, bounded so the rules over tags stay within the apiserver's cost budget.
+#[derive(ApiType, Clone, Debug, Serialize, Deserialize)]
+#[validate(max_length = 20)]
+pub struct Tag(pub String);
+
+fn quota(name: &str, min: i32, max: i32, owner: &str, tags: &[&str]) -> Quota {
+    Quota::new(
+        name,
+        QuotaSpec {
+            min,
+            max,
+            owner: owner.into(),
+            tags: tags.iter().map(|t| Tag(t.to_string())).collect(),
+        },
+    )
+}
+
+fn causes(result: Result<(), ValidateError>) -> Vec<String> {
+    match result {
+        Ok(()) => Vec::new(),
+        Err(e) => e
+            .into_invalid()
+            .expect("an Invalid verdict")
+            .causes
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+    }
+}
+
+#[test]
+fn rules_are_part_of_the_verdict() {
+    quota("q", 1, 2, "a", &["team-a"]).validate().unwrap();
+    assert_eq!(
+        causes(quota("q", 3, 2, "a", &[]).validate()),
+        ["spec.min: Invalid value: min must not exceed max"]
+    );
+    assert_eq!(
+        causes(quota("q", 1, 2, "a", &["team-a", "x", "y"]).validate()),
+        ["spec.tags: Invalid value: x does not start with team-"]
+    );
+}
+
+#[test]
+fn a_blocking_schema_error_stops_the_rules() {
+    // Too long is blocking (the rules would see a value the schema refused); a value over
+    // its maximum is not, and the rules run beside it.
+    assert_eq!(
+        causes(quota("q", 300, 200, "a", &["x"]).validate()),
+        [
+            "spec.max: Invalid value: 200: spec.max in body should be less than or equal to 100",
+            "spec.min: Invalid value: min must not exceed max",
+            "spec.tags: Invalid value: x does not start with team-",
+        ]
+    );
+    assert_eq!(
+        causes(quota("q", 3, 2, "an-owner-name-too-long", &["x"]).validate()),
+        [
+            "spec.owner: Too long: may not be more than 20 bytes",
+            "<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+        ]
+    );
+}
+
+#[test]
+fn transition_rules_and_ratcheting_on_updates() {
+    let old = quota("q", 1, 2, "a", &["x"]);
+    // The owner is new on a create, so the transition rule does not run.
+    quota("q", 1, 2, "b", &["team-a"]).validate().unwrap();
+    assert_eq!(
+        causes(quota("q", 1, 2, "b", &["x"]).validate_update(&old)),
+        ["spec.owner: Invalid value: \"b\": the owner is immutable"]
+    );
+    // The bad tag was there before and did not change: the apiserver only warns.
+    quota("q", 1, 3, "a", &["x"]).validate_update(&old).unwrap();
+    assert_eq!(
+        causes(quota("q", 1, 3, "a", &["x", "y"]).validate_update(&old)),
+        ["spec.tags: Invalid value: x does not start with team-"]
+    );
 }
 
 fn part(name: &str, size: i32, code: &str) -> Part {
@@ -113,17 +219,60 @@ async fn local_verdicts_match_the_servers(e: TestEnv) {
                 &object,
             )
             .await;
-        match (local, served) {
-            (Ok(()), Ok(_)) => {}
-            (Err(ValidateError::Invalid(invalid)), Err(ClientError::Invalid { status, .. })) => {
-                assert_eq!(
-                    sorted_message(&invalid.to_string()),
-                    sorted_message(&status.message),
-                    "{name}"
-                );
-            }
-            (local, served) => panic!("{name}: local {local:?}, server {served:?}"),
+        compare(name, local, served.map(|_| ()));
+    }
+}
+
+// Rule verdicts, local and served, agree on creates and updates.
+#[kubegen::test]
+async fn local_rule_verdicts_match_the_servers(e: TestEnv) {
+    let quotas = e.client.quotas(&e.namespace);
+    let dry_run = PostParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    let stored = quotas
+        .create(&quota("q", 1, 2, "a", &["team-a"]))
+        .await
+        .unwrap();
+    for (name, candidate) in [
+        ("valid", quota("c", 1, 5, "a", &["team-a"])),
+        ("min over max", quota("c", 6, 5, "a", &["team-a"])),
+        ("bad tags", quota("c", 1, 5, "a", &["team-a", "b"])),
+        ("schema error", quota("c", 1, 500, "a", &[])),
+        (
+            "blocking schema error",
+            quota("c", 1, 5, "an-owner-name-too-long", &["b"]),
+        ),
+    ] {
+        let local = candidate.validate();
+        let served = quotas.create_with(&dry_run, &candidate).await;
+        compare(name, local, served.map(|_| ()));
+    }
+    for (name, mut candidate) in [
+        ("unchanged", quota("q", 1, 3, "a", &["team-a"])),
+        ("owner changed", quota("q", 1, 2, "b", &["team-a"])),
+        ("new bad tag", quota("q", 1, 2, "a", &["team-a", "z"])),
+    ] {
+        candidate.metadata = stored.metadata.clone();
+        let local = candidate.validate_update(&stored);
+        let served = quotas.update_with(&dry_run, &candidate).await;
+        compare(name, local, served.map(|_| ()));
+    }
+}
+
+/// The local verdict and the server's: both accept, or both refuse with the same message.
+fn compare(name: &str, local: Result<(), ValidateError>, served: Result<(), ClientError>) {
+    match (local, served) {
+        (Ok(()), Ok(())) => {}
+        (Err(ValidateError::Invalid(invalid)), Err(ClientError::Invalid { status, .. })) => {
+            assert_eq!(
+                sorted_message(&invalid.to_string()),
+                sorted_message(&status.message),
+                "{name}"
+            );
         }
+        (local, served) => panic!("{name}: local {local:?}, server {served:?}"),
     }
 }
 

@@ -199,12 +199,15 @@ impl Run<'_> {
             "code": code,
             "body": body,
         });
-        let warnings: Vec<Value> = headers
+        // Sorted: warnings about sibling fields (ratcheted CEL errors) come in Go map order,
+        // as causes do.
+        let mut warnings: Vec<Value> = headers
             .get_all(http::header::WARNING)
             .iter()
             .filter_map(|v| v.to_str().ok())
             .map(|w| normalize(json!(w), self.namespace, &self.uids))
             .collect();
+        warnings.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
         if !warnings.is_empty() {
             o["warnings"] = json!(warnings);
         }

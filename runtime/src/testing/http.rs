@@ -487,7 +487,7 @@ fn dispatch(
             };
             let object = write_body(body)?;
             state
-                .create(&collection, object, &w)
+                .create(&collection, object, &w, warnings)
                 .map(|v| Outcome::Json(201, v))
         }
         (&Method::PUT, true) => Err(ApiError::bad_request("name must be provided")),

@@ -217,18 +217,24 @@ fn days_in(month: u32, year: i64) -> u32 {
 
 /// `time.Parse("2006-01-02", s)`: four-digit year, two-digit month and day, a real date.
 fn is_date(value: &str) -> bool {
+    parse_date(value).is_some()
+}
+
+/// The year, month and day of a `time.Parse("2006-01-02", s)` date.
+pub(super) fn parse_date(value: &str) -> Option<(i64, u32, u32)> {
     let b = value.as_bytes();
     let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' || !digits(0..4) || !digits(5..7) {
-        return false;
+        return None;
     }
     if !digits(8..10) {
-        return false;
+        return None;
     }
-    let year: i64 = value[0..4].parse().unwrap_or(-1);
-    let month: u32 = value[5..7].parse().unwrap_or(0);
-    let day: u32 = value[8..10].parse().unwrap_or(0);
-    (1..=12).contains(&month) && day >= 1 && day <= days_in(month, year)
+    let year: i64 = value[0..4].parse().ok()?;
+    let month: u32 = value[5..7].parse().ok()?;
+    let day: u32 = value[8..10].parse().ok()?;
+    ((1..=12).contains(&month) && day >= 1 && day <= days_in(month, year))
+        .then_some((year, month, day))
 }
 
 /// kube-openapi's `IsDateTime`: a date, a `t` (either case), and a time of day with an
@@ -249,89 +255,144 @@ fn is_date_time(value: &str) -> bool {
     }
 }
 
-/// Go's `time.ParseDuration`: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+` with units ns, us, µs,
-/// ms, s, m, h, or `0`, within ±2^63 nanoseconds.
 fn is_go_duration(value: &str) -> bool {
-    let s = value.strip_prefix(['-', '+']).unwrap_or(value);
+    go_duration(value).is_some()
+}
+
+fn is_scala_duration(value: &str) -> bool {
+    scala_duration(value).is_some()
+}
+
+/// strfmt's `ParseDuration`: Go's syntax, else the fallback syntax; nanoseconds.
+pub(super) fn duration_nanos(value: &str) -> Option<i64> {
+    go_duration(value).or_else(|| scala_duration(value))
+}
+
+/// Go's `time.ParseDuration`: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+` with units ns, us, µs,
+/// ms, s, m, h, or `0`, within ±2^63 nanoseconds; nanoseconds.
+pub(super) fn go_duration(value: &str) -> Option<i64> {
+    const LIMIT: u64 = 1 << 63;
+    let (neg, s) = match value.as_bytes().first() {
+        Some(b'-') => (true, &value[1..]),
+        Some(b'+') => (false, &value[1..]),
+        _ => (false, value),
+    };
     if s == "0" {
-        return true;
+        return Some(0);
     }
     if s.is_empty() {
-        return false;
+        return None;
     }
+    let mut total: u64 = 0;
     let mut rest = s;
-    let mut total: f64 = 0.0;
     while !rest.is_empty() {
+        if !rest.starts_with(|c: char| c == '.' || c.is_ascii_digit()) {
+            return None;
+        }
         let int_len = rest.bytes().take_while(u8::is_ascii_digit).count();
         let (int, after) = rest.split_at(int_len);
-        let (frac, after) = match after.strip_prefix('.') {
-            Some(a) => {
-                let n = a.bytes().take_while(u8::is_ascii_digit).count();
-                a.split_at(n)
+        let mut v: u64 = 0;
+        for d in int.bytes() {
+            v = v.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+            if v > LIMIT {
+                return None;
             }
-            None => ("", after),
-        };
-        if int.is_empty() && frac.is_empty() {
-            return false;
+        }
+        // Fraction digits past what a u64 holds are dropped, as Go's leadingFraction does.
+        let (mut f, mut scale, mut post, mut after) = (0u64, 1f64, false, after);
+        if let Some(a) = after.strip_prefix('.') {
+            let n = a.bytes().take_while(u8::is_ascii_digit).count();
+            let mut overflow = false;
+            for d in a[..n].bytes() {
+                if overflow {
+                    continue;
+                }
+                match f
+                    .checked_mul(10)
+                    .and_then(|x| x.checked_add(u64::from(d - b'0')))
+                {
+                    Some(x) if x <= LIMIT => {
+                        f = x;
+                        scale *= 10.0;
+                    }
+                    _ => overflow = true,
+                }
+            }
+            post = n > 0;
+            after = &a[n..];
+        }
+        if int.is_empty() && !post {
+            return None;
         }
         let unit_len = after
             .char_indices()
             .find(|(_, c)| *c == '.' || c.is_ascii_digit())
             .map_or(after.len(), |(i, _)| i);
         let (unit, next) = after.split_at(unit_len);
-        let scale = match unit {
-            "ns" => 1.0,
-            "us" | "µs" | "μs" => 1e3,
-            "ms" => 1e6,
-            "s" => 1e9,
-            "m" => 60e9,
-            "h" => 3600e9,
-            _ => return false,
+        let unit: u64 = match unit {
+            "ns" => 1,
+            "us" | "µs" | "μs" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            _ => return None,
         };
-        let number: f64 = format!("{}.{}", if int.is_empty() { "0" } else { int }, frac)
-            .trim_end_matches('.')
-            .parse()
-            .unwrap_or(f64::INFINITY);
-        total += number * scale;
-        if total > i64::MAX as f64 {
-            return false;
+        if v > LIMIT / unit {
+            return None;
+        }
+        v *= unit;
+        if f > 0 {
+            v += (f as f64 * (unit as f64 / scale)) as u64;
+            if v > LIMIT {
+                return None;
+            }
+        }
+        total += v;
+        if total > LIMIT {
+            return None;
         }
         rest = next;
     }
-    true
+    if neg {
+        Some((total as i64).wrapping_neg())
+    } else if total > LIMIT - 1 {
+        None
+    } else {
+        Some(total as i64)
+    }
 }
 
 /// kube-openapi's fallback duration syntax: some `<digits> <unit>` pair anywhere, with
 /// units such as `d`, `days`, `w`, `weeks`, `hr`, `sec` (compared case-insensitively, the
-/// longest spelling of each unit also as a prefix).
-fn is_scala_duration(value: &str) -> bool {
-    const UNITS: &[&[&str]] = &[
-        &["ns", "nano"],
-        &["us", "µs", "micro"],
-        &["ms", "milli"],
-        &["s", "sec"],
-        &["m", "min"],
-        &["h", "hr", "hour"],
-        &["d", "day"],
-        &["w", "wk", "week"],
+/// longest spelling of each unit also as a prefix); nanoseconds (Go's wrapping arithmetic).
+fn scala_duration(value: &str) -> Option<i64> {
+    const UNITS: &[(&[&str], i64)] = &[
+        (&["ns", "nano"], 1),
+        (&["us", "µs", "micro"], 1_000),
+        (&["ms", "milli"], 1_000_000),
+        (&["s", "sec"], 1_000_000_000),
+        (&["m", "min"], 60_000_000_000),
+        (&["h", "hr", "hour"], 3_600_000_000_000),
+        (&["d", "day"], 86_400_000_000_000),
+        (&["w", "wk", "week"], 604_800_000_000_000),
     ];
-    let mut ok = false;
+    let mut total: Option<i64> = None;
     for m in DURATION_PART.captures_iter(value) {
-        if m[2].parse::<i64>().is_err() {
-            return false;
-        }
+        let factor = m[2].parse::<i64>().ok()?;
         let unit = m[3].to_lowercase();
         let unit = unit.trim();
-        for variants in UNITS {
+        for (variants, multiplier) in UNITS {
             let last = variants.len() - 1;
             for (i, v) in variants.iter().enumerate() {
                 if (i == last && unit.starts_with(v)) || v.to_lowercase() == unit {
-                    ok = true;
+                    let sum = total.unwrap_or(0);
+                    total = Some(sum.wrapping_add(factor.wrapping_mul(*multiplier)));
                 }
             }
         }
     }
-    ok
+    total
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 //! [`ResourceValidator`] is the apiextensions-apiserver's custom resource strategy: type
 //! meta, `metadata`, the OpenAPI schema (a port of kube-openapi's validator, [`openapi`]),
 //! the scale subresource's replica paths, embedded resources' metadata, list types, and the
-//! cause that tells CEL rules were skipped. Errors are apimachinery's [`FieldError`]s;
+//! CEL rules (`x-kubernetes-validations`, [`cel`]) — or, after a blocking error, the cause
+//! that tells they were skipped. Errors are apimachinery's [`FieldError`]s;
 //! [`invalid_message`] builds the `Invalid` status message from them.
 //!
 //! ```
@@ -19,11 +20,8 @@
 //! let errors = v.validate_create(&book);
 //! assert_eq!(errors[0].to_string(), "spec.title: Too long: may not be more than 5 bytes");
 //! ```
-//!
-//! Not covered: CEL rules (`x-kubernetes-validations`) are not evaluated; when the schema
-//! has some and a blocking error occurred, the apiserver's "some validation rules were not
-//! checked" cause is added, as the apiserver does.
 
+pub mod cel;
 pub mod field;
 pub mod formats;
 pub mod gofmt;
@@ -59,8 +57,12 @@ pub struct ResourceValidator {
     namespaced: bool,
     schema: Schema,
     scale: Option<ScaleInfo>,
-    has_rules: bool,
+    rules: cel::Validator,
 }
+
+/// A verdict with the warnings the apiserver sends beside it: errors of CEL rules on values
+/// an update did not change are ratcheted into warnings.
+pub type Checked = cel::Outcome;
 
 impl ResourceValidator {
     /// A validator for `group/version` `kind` with the version's `openAPIV3Schema` and, when
@@ -79,7 +81,7 @@ impl ResourceValidator {
             version: version.to_owned(),
             kind: kind.to_owned(),
             namespaced,
-            has_rules: schema.has_rules(),
+            rules: cel::Validator::new(&schema),
             schema,
             scale,
         }
@@ -118,6 +120,11 @@ impl ResourceValidator {
 
     /// The checks of a create (the strategy's `Validate`).
     pub fn validate_create(&self, object: &Value) -> Vec<FieldError> {
+        self.check_create(object).errors
+    }
+
+    /// [`validate_create`](Self::validate_create) with the warnings (a create has none).
+    pub fn check_create(&self, object: &Value) -> Checked {
         let mut errs = self.type_meta(object);
         if errs.is_empty() {
             let meta = object.get("metadata").unwrap_or(&Value::Null);
@@ -133,8 +140,7 @@ impl ResourceValidator {
         }
         errs.extend(objectmeta::validate_embedded(&self.schema, object));
         errs.extend(listtype::validate(&self.schema, object));
-        self.cel_skipped(&mut errs);
-        errs
+        self.rules(errs, object, None)
     }
 
     /// The checks every update gets before the strategy's own (`validateCommonFields`).
@@ -149,6 +155,11 @@ impl ResourceValidator {
     /// The checks of an update of the main resource (PUT, patches, apply). Errors in parts
     /// of the object that did not change are not reported (ratcheting).
     pub fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        self.check_update(new, old).errors
+    }
+
+    /// [`validate_update`](Self::validate_update) with the warnings of ratcheted CEL errors.
+    pub fn check_update(&self, new: &Value, old: &Value) -> Checked {
         let mut errs = self.type_meta(new);
         if errs.is_empty() {
             errs.extend(objectmeta::validate_update(
@@ -167,8 +178,16 @@ impl ResourceValidator {
         self.finish_update(new, old, errs)
     }
 
-    /// The checks of a status subresource write: `status` alone, at paths under `status`.
+    /// The checks of a status subresource write: the schema of `status` alone, at paths
+    /// under `status`, then every CEL rule of the object (those on the unchanged rest are
+    /// ratcheted).
     pub fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        self.check_status_update(new, old).errors
+    }
+
+    /// [`validate_status_update`](Self::validate_status_update) with the warnings of
+    /// ratcheted CEL errors.
+    pub fn check_status_update(&self, new: &Value, old: &Value) -> Checked {
         let mut errs = self.type_meta(new);
         if errs.is_empty() {
             errs.extend(objectmeta::validate_update(
@@ -195,22 +214,26 @@ impl ResourceValidator {
         self.finish_update(new, old, errs)
     }
 
-    /// An update's errors: the common checks', then the strategy's with the CEL cause.
-    fn finish_update(
-        &self,
-        new: &Value,
-        old: &Value,
-        mut errs: Vec<FieldError>,
-    ) -> Vec<FieldError> {
-        self.cel_skipped(&mut errs);
-        let mut all = self.common(new, old);
-        all.extend(errs);
-        all
+    /// An update's errors: the common checks', then the strategy's with the CEL rules'.
+    fn finish_update(&self, new: &Value, old: &Value, errs: Vec<FieldError>) -> Checked {
+        let strategy = self.rules(errs, new, Some(old));
+        let mut errors = self.common(new, old);
+        errors.extend(strategy.errors);
+        Checked {
+            errors,
+            warnings: strategy.warnings,
+        }
     }
 
-    /// `hasBlockingErr`: with CEL rules in the schema, a blocking error means they were not
-    /// run, which the apiserver says in one more cause.
-    fn cel_skipped(&self, errs: &mut Vec<FieldError>) {
+    /// The CEL rules after the strategy's other checks (`hasBlockingErr`): a blocking error
+    /// means they are not run, which the apiserver says in one more cause.
+    fn rules(&self, mut errs: Vec<FieldError>, object: &Value, old: Option<&Value>) -> Checked {
+        if !self.rules.has_rules() {
+            return Checked {
+                errors: errs,
+                warnings: Vec::new(),
+            };
+        }
         let blocking = errs.iter().any(|e| {
             matches!(
                 e.error_type,
@@ -221,13 +244,21 @@ impl ResourceValidator {
                     | ErrorType::TypeInvalid
             )
         });
-        if self.has_rules && blocking {
+        if blocking {
             errs.push(FieldError::invalid(
                 NIL_PATH,
                 BadValue::Json(Value::Null),
                 CEL_SKIPPED,
             ));
+            return Checked {
+                errors: errs,
+                warnings: Vec::new(),
+            };
         }
+        let mut checked = self.rules.validate(&self.schema, object, old);
+        errs.append(&mut checked.errors);
+        checked.errors = errs;
+        checked
     }
 
     fn scale_spec(&self, object: &Value) -> Vec<FieldError> {

@@ -196,6 +196,8 @@ pub enum NameRule {
     PathSegment,
     /// `NameIsDNSLabel` (namespaces).
     DnsLabel,
+    /// `NameIsDNS1035Label`.
+    Dns1035Label,
 }
 
 impl NameRule {
@@ -212,6 +214,7 @@ impl NameRule {
         match self {
             NameRule::DnsSubdomain => dns1123_subdomain(name),
             NameRule::DnsLabel => dns1123_label(name),
+            NameRule::Dns1035Label => dns1035_label(name),
             NameRule::PathSegment => path_segment(name, prefix),
         }
     }

@@ -2,6 +2,8 @@
 //! (strict, and the "sloppy" Go 1.16 variant Kubernetes keeps for IPv4), `net.ParseCIDR`,
 //! `net.ParseMAC`, `net/url.ParseRequestURI` and `net/mail.ParseAddress`.
 
+use super::gofmt;
+
 /// How strictly an IP literal is read.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum IpSyntax {
@@ -131,21 +133,30 @@ pub fn is_mac(s: &str) -> bool {
     }
 }
 
-/// Whether `%` escapes in `s` are well formed (two hex digits follow each `%`).
-fn escapes_ok(s: &str) -> bool {
+/// The first malformed `%` escape in `s` (`%` not followed by two hex digits), as Go quotes
+/// it in `invalid URL escape "%zz"`.
+fn bad_escape(s: &str) -> Option<&str> {
     let b = s.as_bytes();
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%' {
             if i + 2 >= b.len() || !(b[i + 1].is_ascii_hexdigit() && b[i + 2].is_ascii_hexdigit()) {
-                return false;
+                let end = (i + 3).min(b.len());
+                return Some(s.get(i..end).unwrap_or(&s[i..]));
             }
             i += 3;
         } else {
             i += 1;
         }
     }
-    true
+    None
+}
+
+fn escape_error(s: &str) -> Result<(), String> {
+    match bad_escape(s) {
+        Some(e) => Err(format!("invalid URL escape {}", gofmt::quote(e))),
+        None => Ok(()),
+    }
 }
 
 /// The characters `net/url` leaves unescaped in a host (besides letters, digits and
@@ -154,49 +165,73 @@ fn host_char_ok(c: u8) -> bool {
     c >= 0x80 || c.is_ascii_alphanumeric() || b"-_.~!$&'()*+,;=:[]<>\"%".contains(&c)
 }
 
-fn host_ok(host: &str) -> bool {
+/// `parseHost`'s checks, with Go's error.
+fn host_error(host: &str) -> Result<(), String> {
     let b = host.as_bytes();
     let port_ok = |p: &str| {
         p.is_empty() || (p.starts_with(':') && p[1..].bytes().all(|c| c.is_ascii_digit()))
     };
+    let bad_port = |p: &str| format!("invalid port {} after host", gofmt::quote(p));
     if host.starts_with('[') {
         let Some(close) = host.rfind(']') else {
-            return false;
+            return Err("missing ']' in host".to_owned());
         };
         if !port_ok(&host[close + 1..]) {
-            return false;
+            return Err(bad_port(&host[close + 1..]));
         }
     } else if let Some(colon) = host.rfind(':')
         && !port_ok(&host[colon..])
     {
-        return false;
+        return Err(bad_port(&host[colon..]));
     }
-    if !escapes_ok(host) {
-        return false;
-    }
+    escape_error(host)?;
     // In a host, %-escapes may only encode non-ASCII bytes (or be %25 in a zone).
     for (i, _) in host.match_indices('%') {
         let hi = b[i + 1];
         if (hi as char).to_digit(16).is_some_and(|d| d < 8) && &host[i..i + 3] != "%25" {
-            return false;
+            return Err(format!(
+                "invalid URL escape {}",
+                gofmt::quote(&host[i..i + 3])
+            ));
         }
     }
-    b.iter().all(|&c| host_char_ok(c))
+    match b.iter().find(|&&c| !host_char_ok(c)) {
+        Some(&c) => Err(format!(
+            "invalid character {} in host name",
+            gofmt::quote(&(c as char).to_string())
+        )),
+        None => Ok(()),
+    }
 }
 
 fn userinfo_ok(user: &str) -> bool {
     user.chars()
         .all(|c| c.is_ascii_alphanumeric() || "-._:~!$&'()*+,;=%@".contains(c))
-        && escapes_ok(user)
+        && bad_escape(user).is_none()
 }
 
 /// `url.ParseRequestURI(s)` succeeds: an absolute URI, or an absolute path.
 pub fn is_request_uri(s: &str) -> bool {
-    if s.is_empty() || s.bytes().any(|b| b < 0x20 || b == 0x7f) {
-        return false;
+    request_uri_error(s).is_none()
+}
+
+/// Why `url.ParseRequestURI(s)` fails, in Go's words (`parse "x": invalid URI for
+/// request`), or `None` when it succeeds.
+pub fn request_uri_error(s: &str) -> Option<String> {
+    reason(s)
+        .err()
+        .map(|r| format!("parse {}: {r}", gofmt::quote(s)))
+}
+
+fn reason(s: &str) -> Result<(), String> {
+    if s.bytes().any(|b| b < 0x20 || b == 0x7f) {
+        return Err("net/url: invalid control character in URL".to_owned());
+    }
+    if s.is_empty() {
+        return Err("empty url".to_owned());
     }
     if s == "*" {
-        return true;
+        return Ok(());
     }
     // The scheme: letters, then letters, digits, `+`, `-`, `.` up to a colon.
     let mut scheme = "";
@@ -205,7 +240,7 @@ pub fn is_request_uri(s: &str) -> bool {
         match c {
             b'a'..=b'z' | b'A'..=b'Z' => {}
             b'0'..=b'9' | b'+' | b'-' | b'.' if i > 0 => {}
-            b':' if i == 0 => return false,
+            b':' if i == 0 => return Err("missing protocol scheme".to_owned()),
             b':' => {
                 scheme = &s[..i];
                 rest = &s[i + 1..];
@@ -221,7 +256,10 @@ pub fn is_request_uri(s: &str) -> bool {
     };
     if !rest.starts_with('/') {
         // With a scheme, a rootless rest is an opaque part; without one, not a request URI.
-        return !scheme.is_empty();
+        return match scheme.is_empty() {
+            true => Err("invalid URI for request".to_owned()),
+            false => Ok(()),
+        };
     }
     let mut path = rest;
     if !scheme.is_empty() && rest.starts_with("//") {
@@ -234,17 +272,15 @@ pub fn is_request_uri(s: &str) -> bool {
         let host = match authority.rfind('@') {
             Some(i) => {
                 if !userinfo_ok(&authority[..i]) {
-                    return false;
+                    return Err("net/url: invalid userinfo".to_owned());
                 }
                 &authority[i + 1..]
             }
             None => authority,
         };
-        if !host_ok(host) {
-            return false;
-        }
+        host_error(host)?;
     }
-    escapes_ok(path)
+    escape_error(path)
 }
 
 fn is_atext(c: char) -> bool {

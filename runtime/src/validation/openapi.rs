@@ -465,15 +465,22 @@ pub(super) fn set_valid(e: &mut OpenApiError, v: i64) {
     }
 }
 
-/// The old element a new list element is correlated with: only `map` lists correlate
-/// items, by their key fields.
-fn correlate_item<'a>(s: &Schema, item: &Value, old: &'a Value) -> Option<&'a Value> {
-    if s.list_type.as_deref() != Some("map") {
+/// The old element a new list element is correlated with (`MapList.Get`): only `map` lists
+/// correlate items, by their key fields, which must all be present and scalar.
+pub(super) fn correlate_item<'a>(s: &Schema, item: &Value, old: &'a Value) -> Option<&'a Value> {
+    if s.list_type.as_deref() != Some("map") || s.list_map_keys.is_empty() {
         return None;
     }
-    let keys = |v: &Value| -> Option<Vec<Option<Value>>> {
+    let keys = |v: &Value| -> Option<Vec<Value>> {
         let o = v.as_object()?;
-        Some(s.list_map_keys.iter().map(|k| o.get(k).cloned()).collect())
+        s.list_map_keys
+            .iter()
+            .map(|k| {
+                o.get(k)
+                    .filter(|v| matches!(v, Value::Bool(_) | Value::Number(_) | Value::String(_)))
+                    .cloned()
+            })
+            .collect()
     };
     let want = keys(item)?;
     old.as_array()?
@@ -484,7 +491,7 @@ fn correlate_item<'a>(s: &Schema, item: &Value, old: &'a Value) -> Option<&'a Va
 /// The ratcheting comparison (`CorrelatedObject.CachedDeepEqual`): objects are equal when
 /// every member correlates (has a schema) and is equal; `map` lists when every item
 /// correlates by key and is equal; other lists and scalars by plain equality.
-fn correlated_equal(s: &Schema, new: &Value, old: &Value) -> bool {
+pub(super) fn correlated_equal(s: &Schema, new: &Value, old: &Value) -> bool {
     match (new, old) {
         (Value::Object(n), Value::Object(o)) => {
             n.len() == o.len()

@@ -5,6 +5,7 @@
 
 use serde_json::{Map, Value};
 
+use super::cel::Rule;
 use super::formats;
 
 /// A compiled schema node. Build one with [`Schema::new`].
@@ -38,7 +39,10 @@ pub struct Schema {
     pub(super) list_type: Option<String>,
     pub(super) list_map_keys: Vec<String>,
     pub(super) embedded_resource: bool,
-    pub(super) has_rules: bool,
+    pub(super) int_or_string: bool,
+    pub(super) map_type: Option<String>,
+    /// `x-kubernetes-validations`, evaluated by [`super::cel`].
+    pub(super) rules: Vec<Rule>,
 }
 
 /// `additionalProperties`.
@@ -70,8 +74,9 @@ impl Pattern {
 }
 
 /// Rewrites Go's ASCII-only Perl classes (`\d`, `\w`, `\s` and their negations) into
-/// explicit ASCII classes: Rust's are Unicode-aware, Go's are not.
-fn go_regex(pattern: &str) -> String {
+/// explicit ASCII classes and its word boundaries (`\b`, `\B`) into ASCII ones: Rust's are
+/// Unicode-aware, Go's are not.
+pub(super) fn go_regex(pattern: &str) -> String {
     let mut out = String::with_capacity(pattern.len());
     let mut chars = pattern.chars();
     while let Some(c) = chars.next() {
@@ -86,6 +91,8 @@ fn go_regex(pattern: &str) -> String {
             Some('W') => out.push_str("[^0-9A-Za-z_]"),
             Some('s') => out.push_str("[\\t\\n\\f\\r ]"),
             Some('S') => out.push_str("[^\\t\\n\\f\\r ]"),
+            Some('b') => out.push_str("(?-u:\\b)"),
+            Some('B') => out.push_str("(?-u:\\B)"),
             Some(other) => {
                 out.push('\\');
                 out.push(other);
@@ -130,7 +137,8 @@ impl Schema {
             .and_then(Value::as_str)
             .map(|t| vec![t.to_owned()])
             .unwrap_or_default();
-        if flag(node, "x-kubernetes-int-or-string") {
+        let int_or_string = flag(node, "x-kubernetes-int-or-string");
+        if int_or_string {
             types = vec!["integer".into(), "string".into()];
         }
         let format = node
@@ -196,7 +204,12 @@ impl Schema {
                 .map(str::to_owned),
             list_map_keys: strings(node, "x-kubernetes-list-map-keys"),
             embedded_resource: flag(node, "x-kubernetes-embedded-resource"),
-            has_rules: matches!(node.get("x-kubernetes-validations"), Some(Value::Array(r)) if !r.is_empty()),
+            int_or_string,
+            map_type: node
+                .get("x-kubernetes-map-type")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            rules: Rule::list(node.get("x-kubernetes-validations")),
         }
     }
 
@@ -217,19 +230,14 @@ impl Schema {
         })
     }
 
-    /// Whether this node or any below it carries `x-kubernetes-validations` (CEL rules).
+    /// Whether this node or any property, item or map value below it carries
+    /// `x-kubernetes-validations` (CEL rules); rules only inside `allOf`/`anyOf`/`oneOf`/`not`
+    /// do not count, as the apiserver does not count them.
     pub fn has_rules(&self) -> bool {
-        self.has_rules
+        !self.rules.is_empty()
             || self.properties.iter().any(|(_, s)| s.has_rules())
             || matches!(&self.additional, Additional::Schema(s) if s.has_rules())
             || self.items.as_ref().is_some_and(|s| s.has_rules())
-            || self
-                .all_of
-                .iter()
-                .chain(&self.one_of)
-                .chain(&self.any_of)
-                .any(Schema::has_rules)
-            || self.not.as_ref().is_some_and(|s| s.has_rules())
     }
 }
 

@@ -1,5 +1,8 @@
 //! The conformance cases, by area.
 
+mod cel;
+mod cel_probes;
+mod cel_updates;
 mod collections;
 mod ownership;
 mod reads;
@@ -65,6 +68,9 @@ pub fn all() -> Vec<Case> {
         reads::cases(),
         selectors::cases(),
         ownership::cases(),
+        cel::cases(),
+        cel_probes::cases(),
+        cel_updates::cases(),
     ]
     .concat()
 }

@@ -11,6 +11,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use crate::validation::cel::escape;
+
 /// The apiserver's largest request, which bounds everything a schema leaves unbounded.
 pub(crate) const MAX_REQUEST_SIZE_BYTES: i64 = 3 * 1024 * 1024;
 
@@ -226,75 +228,4 @@ fn with_type_and_object_meta(node: &Map<String, Value>) -> Map<String, Value> {
     );
     result.insert("properties".into(), Value::Object(properties));
     result
-}
-
-const RESERVED: &[&str] = &[
-    "true",
-    "false",
-    "null",
-    "in",
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
-
-/// A property name as CEL expressions spell it (`namespace` → `__namespace__`, `a-b` →
-/// `a__dash__b`), or `None` where CEL cannot name it and the apiserver hides the property.
-pub(crate) fn escape(name: &str) -> Option<String> {
-    let first = name.chars().next()?;
-    if first.is_ascii_digit() {
-        return None;
-    }
-    if RESERVED.contains(&name) {
-        return Some(format!("__{name}__"));
-    }
-    let mut out = String::with_capacity(name.len());
-    let mut chars = name.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '_' if chars.peek() == Some(&'_') => {
-                chars.next();
-                out.push_str("__underscores__");
-            }
-            '.' => out.push_str("__dot__"),
-            '-' => out.push_str("__dash__"),
-            '/' => out.push_str("__slash__"),
-            c if c.is_ascii_alphanumeric() || c == '_' => out.push(c),
-            _ => return None,
-        }
-    }
-    Some(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::escape;
-
-    #[test]
-    fn escapes_as_the_apiserver() {
-        assert_eq!(escape("namespace").as_deref(), Some("__namespace__"));
-        assert_eq!(
-            escape("a-b.c/d").as_deref(),
-            Some("a__dash__b__dot__c__slash__d")
-        );
-        assert_eq!(escape("a__b").as_deref(), Some("a__underscores__b"));
-        assert_eq!(escape("a___b").as_deref(), Some("a__underscores___b"));
-        assert_eq!(escape("1a"), None);
-        assert_eq!(escape("a b"), None);
-        assert_eq!(escape(""), None);
-    }
 }

@@ -513,19 +513,29 @@ impl State {
         Ok(())
     }
 
-    /// Validates a write as a create, an update of `old`, or a status update. It runs after
-    /// field tracking, as the apiserver validates what its field manager produced.
-    fn validate(&self, t: &Target, object: &Value, write: Admission<'_>) -> Result<(), ApiError> {
+    /// Validates a write as a create, an update of `old`, or a status update: the schema,
+    /// then the CEL rules (compiled once per version, with the validator). It runs after
+    /// field tracking, as the apiserver validates what its field manager produced. Errors of
+    /// rules on values the update did not change become `warnings`, sent whatever the
+    /// verdict, as the apiserver sends them.
+    fn validate(
+        &self,
+        t: &Target,
+        object: &Value,
+        write: Admission<'_>,
+        warnings: &mut Vec<String>,
+    ) -> Result<(), ApiError> {
         let v = &self.version(t).validator;
-        let errors = match write {
-            Admission::Create => v.validate_create(object),
-            Admission::Update(old) => v.validate_update(object, old),
-            Admission::Status(old) => v.validate_status_update(object, old),
+        let checked = match write {
+            Admission::Create => v.check_create(object),
+            Admission::Update(old) => v.check_update(object, old),
+            Admission::Status(old) => v.check_status_update(object, old),
         };
-        if errors.is_empty() {
+        warnings.extend(checked.warnings);
+        if checked.errors.is_empty() {
             return Ok(());
         }
-        Err(self.invalid(t, object, &errors))
+        Err(self.invalid(t, object, &checked.errors))
     }
 
     /// `Invalid`, qualified by the object's own kind (as the apiserver reports a wrong kind).

@@ -45,6 +45,7 @@ impl State {
         existing: Value,
         change: Change,
         w: &WriteOptions,
+        warnings: &mut Vec<String>,
     ) -> Result<Value, ApiError> {
         let scale_info = self
             .version(t)
@@ -105,13 +106,8 @@ impl State {
             subresource: None,
             ..t.clone()
         };
-        let (_, updated) = self.write_change(
-            &main,
-            Change::Replace(object),
-            w,
-            &mut Vec::new(),
-            Some(managed),
-        )?;
+        let (_, updated) =
+            self.write_change(&main, Change::Replace(object), w, warnings, Some(managed))?;
         let stored = self
             .objects
             .get(&self.key(t, meta_str(&updated, "name").unwrap_or("")))

@@ -5,8 +5,14 @@ use crate::testing::decode;
 use crate::validation::{BadValue, FieldError};
 
 impl State {
-    pub fn create(&mut self, t: &Target, body: Value, w: &WriteOptions) -> Result<Value, ApiError> {
-        self.create_object(t, body, w, None)
+    pub fn create(
+        &mut self,
+        t: &Target,
+        body: Value,
+        w: &WriteOptions,
+        warnings: &mut Vec<String>,
+    ) -> Result<Value, ApiError> {
+        self.create_object(t, body, w, None, warnings)
     }
 
     /// Creates an object; `applied` holds the managed fields of an apply that creates it
@@ -17,6 +23,7 @@ impl State {
         mut body: Value,
         w: &WriteOptions,
         applied: Option<Value>,
+        warnings: &mut Vec<String>,
     ) -> Result<Value, ApiError> {
         if !body.is_object() {
             return Err(ApiError::bad_request("the body must be a JSON object"));
@@ -87,7 +94,7 @@ impl State {
                 self.track_update(t, &live, &mut body, w);
             }
         }
-        self.validate(t, &body, Admission::Create)?;
+        self.validate(t, &body, Admission::Create, warnings)?;
         // Validation comes first: an invalid object is refused as invalid even when its name
         // is taken.
         let key = self.key(t, &name);
@@ -142,7 +149,7 @@ impl State {
                         }
                         body["metadata"]["name"] = json!(name);
                         let managed = body["metadata"]["managedFields"].take();
-                        let created = self.create_object(t, body, w, Some(managed))?;
+                        let created = self.create_object(t, body, w, Some(managed), warnings)?;
                         Ok((201, created))
                     }
                     _ => Err(self.not_found(t, &name)),
@@ -150,7 +157,9 @@ impl State {
             }
         };
         if t.subresource.as_deref() == Some("scale") {
-            return self.write_scale(t, existing, change, w).map(|v| (200, v));
+            return self
+                .write_scale(t, existing, change, w, warnings)
+                .map(|v| (200, v));
         }
         let status_only = t.subresource.as_deref() == Some("status");
         let api_version = self.entry(t).api_version(&t.version);
@@ -294,7 +303,7 @@ impl State {
         } else {
             Admission::Update(&existing)
         };
-        self.validate(t, &result, admission)?;
+        self.validate(t, &result, admission, warnings)?;
         if without(&result, &["metadata"]) == without(&existing, &["metadata"])
             && result["metadata"] == existing["metadata"]
         {

@@ -1,0 +1,314 @@
+//! Evaluation: the validator tree walked over an object as the apiserver walks it (rules of
+//! a node, then its `allOf` branches, then its properties, map values or list items), with
+//! `oldSelf` bound where the old value correlates, and errors of rules on unchanged values
+//! turned into warnings (ratcheting).
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+
+use kube_cel::cel::objects::OptionalValue;
+use kube_cel::cel::{ExecutionError, Value as Cel};
+use serde_json::Value;
+
+use super::super::field::{self, BadValue, FieldError, NIL_PATH};
+use super::super::openapi::{correlate_item, correlated_equal};
+use super::super::schema::{Additional, Schema};
+use super::compile::{Compiled, Node, Program};
+use super::errors::{NO_SUCH_OVERLOAD, describe};
+use super::library::ROOT;
+use super::values::{to_cel, type_name};
+
+/// The longest message a `messageExpression` may produce (bytes, after trimming).
+const MAX_MESSAGE_BYTES: usize = 5 * 1024;
+
+/// A correlated pair of new and old values and their schema (`CorrelatedObject`).
+#[derive(Clone, Copy)]
+struct Correlated<'a> {
+    new: &'a Value,
+    old: &'a Value,
+    schema: &'a Schema,
+}
+
+impl<'a> Correlated<'a> {
+    /// The pair for member `field` of two objects that both have it.
+    fn key(self, field: &str) -> Option<Correlated<'a>> {
+        Some(Correlated {
+            new: self.new.as_object()?.get(field)?,
+            old: self.old.as_object()?.get(field)?,
+            schema: self.schema.member(field)?,
+        })
+    }
+
+    /// The pair for item `i` of a `map` list and the old item with its keys.
+    fn index(self, i: usize) -> Option<Correlated<'a>> {
+        let new = self.new.as_array()?.get(i)?;
+        Some(Correlated {
+            new,
+            old: correlate_item(self.schema, new, self.old)?,
+            schema: self.schema.items.as_deref()?,
+        })
+    }
+
+    fn unchanged(self) -> bool {
+        correlated_equal(self.schema, self.new, self.old)
+    }
+}
+
+/// Where a node stands for ratcheting: its own correlated pair, if it has one, else the
+/// nearest ancestor's.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Ratchet<'a> {
+    current: Option<Correlated<'a>>,
+    parent: Option<Correlated<'a>>,
+}
+
+impl<'a> Ratchet<'a> {
+    /// An update of `old` to `new`, at the root.
+    pub(super) fn root(new: &'a Value, old: &'a Value, schema: &'a Schema) -> Self {
+        Ratchet {
+            current: Some(Correlated { new, old, schema }),
+            parent: None,
+        }
+    }
+
+    fn key(self, field: &str) -> Self {
+        let Some(current) = self.current else {
+            return self;
+        };
+        // The root's type meta is not compared: both sides were converted to one version.
+        if self.parent.is_none() && matches!(field, "apiVersion" | "kind") {
+            return Ratchet::default();
+        }
+        Ratchet {
+            current: current.key(field),
+            parent: Some(current),
+        }
+    }
+
+    fn index(self, i: usize) -> Self {
+        let Some(current) = self.current else {
+            return self;
+        };
+        Ratchet {
+            current: current.index(i),
+            parent: Some(current),
+        }
+    }
+
+    /// Whether errors here are ratcheted: this value, or the nearest correlated ancestor,
+    /// did not change.
+    fn unchanged(self) -> bool {
+        match (self.current, self.parent) {
+            (Some(c), _) => c.unchanged(),
+            (None, Some(p)) => p.unchanged(),
+            (None, None) => false,
+        }
+    }
+}
+
+/// The errors and warnings of one walk.
+#[derive(Default)]
+pub(super) struct Walk {
+    pub(super) errors: Vec<FieldError>,
+    pub(super) warnings: Vec<String>,
+}
+
+impl Walk {
+    /// Validates `value` (and `old`, when it correlates) at `path` against `node`'s rules
+    /// and those below it.
+    pub(super) fn node(
+        &mut self,
+        node: &Node,
+        schema: &Schema,
+        path: &str,
+        value: &Value,
+        old: Option<&Value>,
+        ratchet: Ratchet<'_>,
+    ) {
+        if value.is_null() {
+            return;
+        }
+        let old = old.filter(|o| !o.is_null());
+        self.rules(node, schema, path, value, old, ratchet);
+        for branch in &node.all_of {
+            // allOf branches do not ratchet on their own, as the schema's do not.
+            let detached = Ratchet {
+                current: None,
+                parent: ratchet.parent,
+            };
+            self.node(branch, schema, path, value, old, detached);
+        }
+        match value {
+            Value::Array(items) => {
+                let (Some(item_node), Some(item_schema)) = (&node.items, &schema.items) else {
+                    return;
+                };
+                for (i, item) in items.iter().enumerate() {
+                    let old_item = old.and_then(|o| correlate_item(schema, item, o));
+                    let p = field::index(path, i);
+                    self.node(item_node, item_schema, &p, item, old_item, ratchet.index(i));
+                }
+            }
+            Value::Object(members) => {
+                // Maps of an unknown `x-kubernetes-map-type` are not correlated.
+                let correlates = matches!(
+                    schema.map_type.as_deref(),
+                    None | Some("granular" | "atomic")
+                );
+                let old_member = |k: &str| old.filter(|_| correlates).and_then(|o| o.get(k));
+                if let (Some(values_node), Additional::Schema(values)) =
+                    (&node.additional, &schema.additional)
+                {
+                    for (k, v) in members {
+                        let p = field::key(path, k);
+                        self.node(values_node, values, &p, v, old_member(k), ratchet.key(k));
+                    }
+                }
+                for (k, v) in members {
+                    let (Some(child), Some(child_schema)) = (property(node, k), schema.property(k))
+                    else {
+                        continue;
+                    };
+                    let p = field::child(path, k);
+                    self.node(child, child_schema, &p, v, old_member(k), ratchet.key(k));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The node's own rules (`validateExpressions`).
+    fn rules(
+        &mut self,
+        node: &Node,
+        schema: &Schema,
+        path: &str,
+        value: &Value,
+        old: Option<&Value>,
+        ratchet: Ratchet<'_>,
+    ) {
+        let at = if path.is_empty() { NIL_PATH } else { path };
+        let ty = type_name(schema);
+        if let Some(e) = &node.init_error {
+            let detail = format!("rule compiler initialization error: {e}");
+            self.errors
+                .push(FieldError::invalid(at, BadValue::str(ty), detail));
+            return;
+        }
+        if node.rules.is_empty() {
+            return;
+        }
+        let this = to_cel(value, schema, node.resource_root);
+        let before = old
+            .filter(|_| node.binds_old_self)
+            .map(|o| to_cel(o, schema, node.resource_root));
+        for rule in &node.rules {
+            let expr = match &rule.program {
+                Program::Empty => continue,
+                Program::Error(e) => {
+                    let detail = format!("rule compile error: {e}");
+                    self.errors
+                        .push(FieldError::invalid(at, BadValue::str(ty), detail));
+                    continue;
+                }
+                Program::Ready(expr) => expr,
+            };
+            // Transition rules run only against an old value, unless it is optional.
+            if rule.uses_old_self && old.is_none() && !rule.rule.optional_old_self {
+                continue;
+            }
+            let old_self = match (&before, rule.rule.optional_old_self && node.binds_old_self) {
+                (Some(v), true) => Some(optional(Some(v.clone()))),
+                (None, true) => Some(optional(None)),
+                (before, false) => before.clone(),
+            };
+            match evaluate(expr, &this, old_self) {
+                Err(e) => {
+                    let text = describe(&e);
+                    let detail = if text.starts_with(NO_SUCH_OVERLOAD) {
+                        format!(
+                            "'{text}': call arguments did not match a supported operator, function or macro signature for rule: {}",
+                            rule.rule.error_string()
+                        )
+                    } else {
+                        format!("{text} evaluating rule: {}", rule.rule.error_string())
+                    };
+                    self.errors
+                        .push(FieldError::invalid(at, BadValue::str(ty), detail));
+                    continue;
+                }
+                Ok(Cel::Bool(true)) => continue,
+                Ok(_) => {}
+            }
+            let field = match &rule.field_path {
+                Some(p) => field::child(path, p),
+                None => at.to_owned(),
+            };
+            let detail = message(rule, &this, before.clone())
+                .unwrap_or_else(|| rule.rule.message_or_default());
+            let bad = match ty {
+                "object" | "array" => BadValue::Omitted,
+                _ => BadValue::of(value),
+            };
+            let error = match rule.rule.reason.as_deref() {
+                Some("FieldValueForbidden") => FieldError::forbidden(&field, detail),
+                Some("FieldValueRequired") => FieldError::required(&field, detail),
+                Some("FieldValueDuplicate") => FieldError::duplicate(&field, bad),
+                _ => FieldError::invalid(&field, bad, detail),
+            };
+            if !rule.uses_old_self && ratchet.unchanged() {
+                self.warnings.push(error.to_string());
+            } else {
+                self.errors.push(error);
+            }
+        }
+    }
+}
+
+/// The child validator of property `k`.
+fn property<'n>(node: &'n Node, k: &str) -> Option<&'n Node> {
+    node.properties
+        .iter()
+        .find(|(name, _)| name == k)
+        .map(|(_, n)| n)
+}
+
+fn optional(value: Option<Cel>) -> Cel {
+    Cel::Opaque(Arc::new(match value {
+        Some(v) => OptionalValue::of(v),
+        None => OptionalValue::none(),
+    }))
+}
+
+/// Runs an expression with `self` and, when bound, `oldSelf`. A panic inside the
+/// interpreter is an error of the rule, never of the caller.
+fn evaluate(
+    expr: &kube_cel::cel::common::ast::IdedExpr,
+    this: &Cel,
+    old_self: Option<Cel>,
+) -> Result<Cel, ExecutionError> {
+    let mut ctx = ROOT.new_inner_scope();
+    ctx.add_variable_from_value("self", this.clone());
+    if let Some(old) = old_self {
+        ctx.add_variable_from_value("oldSelf", old);
+    }
+    catch_unwind(AssertUnwindSafe(|| Cel::resolve(expr, &ctx))).unwrap_or_else(|_| {
+        Err(ExecutionError::function_error(
+            "kubegen",
+            "the CEL interpreter failed on this rule",
+        ))
+    })
+}
+
+/// The message a `messageExpression` makes, when it makes a usable one (a non-empty
+/// single line of at most 5 KiB, trimmed); `None` falls back to the rule's message. It sees
+/// `oldSelf` as the rule's node binds it, never as an optional.
+fn message(rule: &Compiled, this: &Cel, old_self: Option<Cel>) -> Option<String> {
+    let expr = rule.message_expression.as_ref()?;
+    let Ok(Cel::String(s)) = evaluate(expr, this, old_self) else {
+        return None;
+    };
+    let trimmed = s.trim();
+    (!trimmed.is_empty() && trimmed.len() <= MAX_MESSAGE_BYTES && !trimmed.contains('\n'))
+        .then(|| trimmed.to_owned())
+}
