@@ -28,7 +28,7 @@ use serde_json::{Value, json};
     message = "owner must not be empty"
 )]
 #[rule(
-    "self.?owner.orValue('') != 'root'",
+    "self.?owner.optMap(o, o != 'root').orValue(true)",
     message = "root cannot own a gate"
 )]
 #[rule(

@@ -285,8 +285,8 @@ const NAMESPACES: &[&str] = &[
     "google",
 ];
 
-/// Macros of two variables (cel-go's `ext.TwoVarComprehensions`) and `sortBy`: the `cel`
-/// parser reads them as calls, so the walk binds their variables itself.
+/// Macros of two variables (cel-go's `ext.TwoVarComprehensions`), `sortBy`, `optMap` and
+/// `optFlatMap`: the `cel` parser reads them as calls, so the walk binds their variables itself.
 const TWO_VAR_MACROS: &[&str] = &[
     "all",
     "exists",
@@ -691,6 +691,17 @@ impl<'v, 'a> Walk<'v, 'a> {
                     self.expr(arg);
                 }
                 self.scopes.truncate(self.scopes.len() - 2);
+                View::Dyn
+            }
+            ("optMap" | "optFlatMap", Some(optional), [var, body]) => {
+                // cel-go's optional macros: `var` holds the optional's value in `body`.
+                let Expr::Ident(var) = &var.expr else {
+                    return self.walk_all(call);
+                };
+                self.expr(optional);
+                self.scopes.push((var.clone(), View::Dyn));
+                self.expr(body);
+                self.scopes.pop();
                 View::Dyn
             }
             ("sortBy", Some(range), [var, key]) => {
