@@ -7,7 +7,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 use kube_cel::cel::objects::OptionalValue;
-use kube_cel::cel::{ExecutionError, Value as Cel};
+use kube_cel::cel::{Context, ExecutionError, Value as Cel};
 use serde_json::Value;
 
 use super::super::field::{self, BadValue, FieldError, NIL_PATH};
@@ -202,6 +202,11 @@ impl Walk {
         let before = old
             .filter(|_| node.binds_old_self)
             .map(|o| to_cel(o, schema, node.resource_root));
+        // The interpreter copies a variable into its own representation when it is bound, so
+        // a node's rules share their scopes: `self` with `oldSelf` as it is, and (for
+        // `optionalOldSelf` rules) with `oldSelf` as an optional.
+        let plain = scope(&this, before.clone());
+        let mut with_optional = None;
         for rule in &node.rules {
             let expr = match &rule.program {
                 Program::Empty => continue,
@@ -217,12 +222,12 @@ impl Walk {
             if rule.uses_old_self && old.is_none() && !rule.rule.optional_old_self {
                 continue;
             }
-            let old_self = match (&before, rule.rule.optional_old_self && node.binds_old_self) {
-                (Some(v), true) => Some(optional(Some(v.clone()))),
-                (None, true) => Some(optional(None)),
-                (before, false) => before.clone(),
+            let ctx = match rule.rule.optional_old_self && node.binds_old_self {
+                true => with_optional
+                    .get_or_insert_with(|| scope(&this, Some(optional(before.clone())))),
+                false => &plain,
             };
-            match evaluate(expr, &this, old_self) {
+            match evaluate(expr, ctx) {
                 Err(e) => {
                     let text = describe(&e);
                     let detail = if text.starts_with(NO_SUCH_OVERLOAD) {
@@ -244,8 +249,7 @@ impl Walk {
                 Some(p) => field::child(path, p),
                 None => at.to_owned(),
             };
-            let detail = message(rule, &this, before.clone())
-                .unwrap_or_else(|| rule.rule.message_or_default());
+            let detail = message(rule, &plain).unwrap_or_else(|| rule.rule.message_or_default());
             let bad = match ty {
                 "object" | "array" => BadValue::Omitted,
                 _ => BadValue::of(value),
@@ -280,19 +284,23 @@ fn optional(value: Option<Cel>) -> Cel {
     }))
 }
 
-/// Runs an expression with `self` and, when bound, `oldSelf`. A panic inside the
-/// interpreter is an error of the rule, never of the caller.
-fn evaluate(
-    expr: &kube_cel::cel::common::ast::IdedExpr,
-    this: &Cel,
-    old_self: Option<Cel>,
-) -> Result<Cel, ExecutionError> {
+/// A scope of the library's context with `self` and, when bound, `oldSelf`.
+fn scope(this: &Cel, old_self: Option<Cel>) -> Context<'static> {
     let mut ctx = ROOT.new_inner_scope();
     ctx.add_variable_from_value("self", this.clone());
     if let Some(old) = old_self {
         ctx.add_variable_from_value("oldSelf", old);
     }
-    catch_unwind(AssertUnwindSafe(|| Cel::resolve(expr, &ctx))).unwrap_or_else(|_| {
+    ctx
+}
+
+/// Runs an expression in a scope made by [`scope`]. A panic inside the interpreter is an
+/// error of the rule, never of the caller.
+fn evaluate(
+    expr: &kube_cel::cel::common::ast::IdedExpr,
+    ctx: &Context<'static>,
+) -> Result<Cel, ExecutionError> {
+    catch_unwind(AssertUnwindSafe(|| Cel::resolve(expr, ctx))).unwrap_or_else(|_| {
         Err(ExecutionError::function_error(
             "kubegen",
             "the CEL interpreter failed on this rule",
@@ -303,9 +311,9 @@ fn evaluate(
 /// The message a `messageExpression` makes, when it makes a usable one (a non-empty
 /// single line of at most 5 KiB, trimmed); `None` falls back to the rule's message. It sees
 /// `oldSelf` as the rule's node binds it, never as an optional.
-fn message(rule: &Compiled, this: &Cel, old_self: Option<Cel>) -> Option<String> {
+fn message(rule: &Compiled, ctx: &Context<'static>) -> Option<String> {
     let expr = rule.message_expression.as_ref()?;
-    let Ok(Cel::String(s)) = evaluate(expr, this, old_self) else {
+    let Ok(Cel::String(s)) = evaluate(expr, ctx) else {
         return None;
     };
     let trimmed = s.trim();
