@@ -281,9 +281,11 @@ fn compare(name: &str, local: Result<(), ValidateError>, served: Result<(), Clie
 fn sorted_message(message: &str) -> String {
     match message.split_once(": [") {
         Some((head, list)) => {
-            let mut parts: Vec<&str> = list.trim_end_matches(']').split(", spec.").collect();
+            // Every cause here is under `spec.`: split before each one.
+            let list = format!(", {}", list.trim_end_matches(']'));
+            let mut parts: Vec<&str> = list.split(", spec.").filter(|p| !p.is_empty()).collect();
             parts.sort();
-            format!("{head}: [{}]", parts.join(", spec."))
+            format!("{head}: [spec.{}]", parts.join(", spec."))
         }
         None => message.to_owned(),
     }
