@@ -2,8 +2,10 @@
 
 pub mod crdgen;
 mod install;
+mod migrate;
 
 pub use install::{InstallError, install, install_crds, is_established};
+pub use migrate::{MigrateError, Migration, migrate_storage_version};
 
 use std::collections::BTreeMap;
 

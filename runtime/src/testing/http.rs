@@ -89,6 +89,8 @@ enum Route {
     Group(String),
     Resources(String, String),
     Crds(Option<String>),
+    /// A CRD's status subresource.
+    CrdStatus(String),
     Object(Target),
 }
 
@@ -158,6 +160,14 @@ fn route(state: &State, path: &str) -> Result<Route, ApiError> {
             "customresourcedefinitions",
             name,
         ] => Ok(Route::Crds(Some((*name).to_owned()))),
+        [
+            "apis",
+            "apiextensions.k8s.io",
+            "v1",
+            "customresourcedefinitions",
+            name,
+            "status",
+        ] => Ok(Route::CrdStatus((*name).to_owned())),
         ["apis", g] => Ok(Route::Group((*g).to_owned())),
         ["apis", g, v] => Ok(Route::Resources((*g).to_owned(), (*v).to_owned())),
         ["apis", g, v, "namespaces", ns, plural] => target(g, v, Some(ns), plural, None, None),
@@ -278,7 +288,7 @@ fn discovery(state: &State, r: &Route) -> Option<Result<Value, ApiError>> {
                 )));
             }
         },
-        Route::Object(_) | Route::PageNotFound => return None,
+        Route::Object(_) | Route::CrdStatus(_) | Route::PageNotFound => return None,
     }))
 }
 
@@ -338,6 +348,9 @@ where
         if matches!(route, Route::PageNotFound) {
             return page_not_found();
         }
+        if let Route::CrdStatus(name) = &route {
+            return crd_status(&mut state, name, &method, &content_type, &bytes);
+        }
         if let Some(result) = discovery(&state, &route) {
             // Applying or updating a CRD the server already serves (as an operator does at
             // start-up) is acknowledged with the served CRD; new kinds cannot be added.
@@ -378,6 +391,47 @@ where
         sent.push(warning);
     }
     response
+}
+
+/// A CRD's status subresource: reads, and writes of `status` alone (a storage version
+/// migration trims `storedVersions` there; the apiserver does not validate them on status
+/// writes). The rest of a served CRD is fixed.
+fn crd_status(
+    state: &mut State,
+    name: &str,
+    method: &Method,
+    content_type: &str,
+    body: &[u8],
+) -> Response<ResponseBody> {
+    let Some(kind) = state
+        .kinds
+        .iter_mut()
+        .find(|k| k.crd["metadata"]["name"] == name)
+    else {
+        return error(&ApiError::not_found(
+            "apiextensions.k8s.io",
+            "customresourcedefinitions",
+            name,
+        ));
+    };
+    if *method == Method::GET {
+        return full(StatusCode::OK, &kind.crd);
+    }
+    let sent: Value = match serde_json::from_slice(body) {
+        Ok(v) => v,
+        Err(e) => return error(&ApiError::bad_request(e.to_string())),
+    };
+    let mut status = kind.crd["status"].clone();
+    match (method, content_type) {
+        (&Method::PUT, _) => status = sent["status"].clone(),
+        (&Method::PATCH, "application/merge-patch+json") => {
+            json_patch::merge(&mut status, &sent["status"])
+        }
+        (&Method::PATCH, _) => return error(&ApiError::unsupported_media_type()),
+        (m, _) => return error(&ApiError::method_not_allowed(m.as_str())),
+    }
+    kind.crd["status"] = status;
+    full(StatusCode::OK, &kind.crd)
 }
 
 fn respond(inner: &Arc<Inner>, outcome: Result<Outcome, ApiError>) -> Response<ResponseBody> {
