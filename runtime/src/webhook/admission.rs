@@ -126,7 +126,7 @@ pub(super) fn review(
     admission: AdmissionType,
     kind: &WebhookKind,
     body: &[u8],
-) -> Result<AdmissionReview<DynamicObject>, HttpError> {
+) -> Result<Value, HttpError> {
     // Look the handler up first: an unregistered path is a 404 whatever the body.
     let handler = match admission {
         AdmissionType::Mutating => webhooks.mutator_for(kind).map(Handler::Mutating),
@@ -170,11 +170,8 @@ pub(super) fn review(
             "this webhook serves {kind}, not {}",
             WebhookKind::new(&resource.group, &resource.version, &resource.resource)
         );
-        return Ok(deny(
-            response,
-            Status::failure(&message, "BadRequest").with_code(400),
-        )
-        .into_review());
+        let status = Status::failure(&message, "BadRequest").with_code(400);
+        return into_review_json(deny(response, status));
     }
 
     let admission = Admission {
@@ -208,7 +205,20 @@ pub(super) fn review(
             None => response,
         },
     };
-    Ok(response.into_review())
+    into_review_json(response)
+}
+
+/// The review as JSON, with the patch base64-encoded as the apiserver (Go's `[]byte`) writes
+/// and reads it; kube-core's type would write it as an array of numbers.
+fn into_review_json(response: AdmissionResponse) -> Result<Value, HttpError> {
+    use base64::Engine as _;
+    let patch = response.patch.clone();
+    let mut review = serde_json::to_value(response.into_review())
+        .map_err(|e| HttpError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    if let (Some(patch), Some(slot)) = (patch, review.pointer_mut("/response/patch")) {
+        *slot = Value::String(base64::engine::general_purpose::STANDARD.encode(patch));
+    }
+    Ok(review)
 }
 
 enum Handler<'a> {
