@@ -48,7 +48,8 @@ const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
 ///     .bind("127.0.0.1:0".parse().unwrap())
 ///     .await?;
 /// println!("listening on {}; caBundle:\n{}", server.local_addr(), cert.ca_pem);
-/// server.serve(async { tokio::signal::ctrl_c().await.ok(); }).await
+/// // Serve until the process is told to stop (any future: a signal, a token, a channel).
+/// server.serve(std::future::pending()).await
 /// # }
 /// ```
 #[derive(Debug)]
