@@ -4,6 +4,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -24,8 +25,15 @@ use tokio_rustls::TlsConnector;
 
 const GROUP: &str = "example.com";
 
+/// Set when the slow validator (used by one test only) has received its request.
+static SLOW_HANDLER_STARTED: AtomicBool = AtomicBool::new(false);
+
 fn widgets() -> WebhookKind {
     WebhookKind::new(GROUP, "v1", "widgets")
+}
+
+fn panicky_widgets() -> WebhookKind {
+    WebhookKind::new(GROUP, "v1", "panickywidgets")
 }
 
 fn slow_widgets() -> WebhookKind {
@@ -112,7 +120,11 @@ fn webhooks() -> Webhooks {
         .converter(GROUP, "Widget", convert_widget)
         .mutator(widgets(), default_widget)
         .validator(widgets(), validate_widget)
+        .validator(panicky_widgets(), |_: &Admission<'_>| -> Verdict {
+            panic!("a bug in the handler")
+        })
         .validator(slow_widgets(), |_: &Admission<'_>| {
+            SLOW_HANDLER_STARTED.store(true, Ordering::SeqCst);
             std::thread::sleep(Duration::from_millis(500));
             Verdict::allow()
         })
@@ -222,6 +234,8 @@ impl Connection {
             .header("content-type", "application/json")
             .body(Full::new(Bytes::from(body)))
             .unwrap();
+        // The connection takes a moment after a response before it accepts the next request.
+        self.sender.ready().await.unwrap();
         let response = self.sender.send_request(request).await.unwrap();
         let status = response.status();
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
@@ -620,6 +634,18 @@ async fn bad_requests_get_errors_and_the_server_keeps_serving() {
     assert_eq!(body["response"]["allowed"], false);
     assert_eq!(body["response"]["status"]["code"], 400);
 
+    // A handler that panics: a 500 for this request only.
+    let review = admission_review("CREATE", &panicky_widgets(), Some(json!({})), None);
+    let (status, body) = conn
+        .send(
+            "POST",
+            &admission_path(AdmissionType::Validating, &panicky_widgets()),
+            serde_json::to_vec(&review).unwrap(),
+        )
+        .await;
+    assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert_eq!(body["message"], "the webhook handler panicked");
+
     // Over the limit (64 KiB in these tests): by Content-Length, before reading it.
     let big = widget(
         "example.com/v1",
@@ -716,16 +742,28 @@ async fn shutdown_finishes_requests_in_flight() {
         busy.send("POST", &path, serde_json::to_vec(&review).unwrap())
             .await
     });
-    // Let the request reach the (500 ms) handler, then shut down.
-    tokio::time::sleep(Duration::from_millis(150)).await;
+    // Once the request is in the (500 ms) handler, shut down.
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while !SLOW_HANDLER_STARTED.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("the request reaches the handler");
     let Running { stop, task, .. } = server;
     stop.unwrap().send(()).unwrap();
-    tokio::time::sleep(Duration::from_millis(50)).await;
 
     // New connections are refused while the request finishes.
+    tokio::time::timeout(Duration::from_secs(5), async {
+        while TcpStream::connect(addr).await.is_ok() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("the listener is closed");
     assert!(
-        TcpStream::connect(addr).await.is_err(),
-        "the listener is closed"
+        !in_flight.is_finished(),
+        "the request is still in the handler"
     );
     let (status, body) = in_flight.await.unwrap();
     assert_eq!(status, StatusCode::OK);
