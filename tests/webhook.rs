@@ -199,25 +199,7 @@ struct Connection {
 
 impl Connection {
     async fn open(addr: SocketAddr, trusted: &[&str]) -> Connection {
-        let mut roots = rustls::RootCertStore::empty();
-        for pem in trusted {
-            roots
-                .add(CertificateDer::from_pem_slice(pem.as_bytes()).unwrap())
-                .unwrap();
-        }
-        let config = rustls::ClientConfig::builder_with_provider(Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-        let tcp = TcpStream::connect(addr).await.unwrap();
-        let name = ServerName::try_from("127.0.0.1").unwrap();
-        let tls = TlsConnector::from(Arc::new(config))
-            .connect(name, tcp)
-            .await
-            .expect("the TLS handshake succeeds with the generated CA");
+        let tls = tls_stream(addr, trusted).await;
         let peer_cert = tls.get_ref().1.peer_certificates().unwrap()[0].to_vec();
         let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tls))
             .await
@@ -243,6 +225,32 @@ impl Connection {
             .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
         (status, body)
     }
+}
+
+/// A TLS connection to `addr` that trusts only the `trusted` CAs.
+async fn tls_stream(
+    addr: SocketAddr,
+    trusted: &[&str],
+) -> tokio_rustls::client::TlsStream<TcpStream> {
+    let mut roots = rustls::RootCertStore::empty();
+    for pem in trusted {
+        roots
+            .add(CertificateDer::from_pem_slice(pem.as_bytes()).unwrap())
+            .unwrap();
+    }
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    let tcp = TcpStream::connect(addr).await.unwrap();
+    let name = ServerName::try_from("127.0.0.1").unwrap();
+    TlsConnector::from(Arc::new(config))
+        .connect(name, tcp)
+        .await
+        .expect("the TLS handshake succeeds with the generated CA")
 }
 
 fn widget(api_version: &str, name: &str, spec: Value) -> Value {
@@ -669,6 +677,39 @@ async fn bad_requests_get_errors_and_the_server_keeps_serving() {
     let (status, body) = server.post(&validate_path(), &ok).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["response"]["allowed"], true);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_chunked_body_over_the_limit_is_refused_while_reading() {
+    let server = Running::self_signed().await;
+    let tls = tls_stream(server.addr, &[&server.ca_pem]).await;
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tls))
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    // A body of unknown length (sent chunked, without Content-Length): 100 KiB against the
+    // 64 KiB limit.
+    let chunks = (0..100).map(|_| {
+        Ok::<_, std::convert::Infallible>(hyper::body::Frame::data(Bytes::from(vec![b'x'; 1024])))
+    });
+    let body = http_body_util::StreamBody::new(futures::stream::iter(chunks));
+    let request = Request::post(validate_path())
+        .header("host", "127.0.0.1")
+        .body(body)
+        .unwrap();
+    let response = sender.send_request(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(response.headers().get("content-length").is_some());
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let status: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(
+        status["message"],
+        "the request body is larger than 65536 bytes"
+    );
+
+    let (status, _) = server.send("GET", "/readyz", vec![]).await;
+    assert_eq!(status, StatusCode::OK);
     server.stop().await;
 }
 
