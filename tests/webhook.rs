@@ -713,6 +713,21 @@ async fn a_chunked_body_over_the_limit_is_refused_while_reading() {
     server.stop().await;
 }
 
+#[test]
+fn the_registry_lists_its_paths() {
+    assert_eq!(
+        webhooks().paths(),
+        [
+            "/convert",
+            "/mutate/example.com/v1/widgets",
+            "/validate/example.com/v1/panickywidgets",
+            "/validate/example.com/v1/slowwidgets",
+            "/validate/example.com/v1/widgets",
+        ]
+    );
+    assert_eq!(Webhooks::new().paths(), Vec::<String>::new());
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn health_endpoints() {
     let server = Running::self_signed().await;
