@@ -52,6 +52,10 @@ pub use kubegen_runtime::{
 #[cfg(feature = "testing")]
 pub use kubegen_runtime::testing;
 
+/// The HTTPS server for conversion and admission webhooks (feature `webhook`).
+#[cfg(feature = "webhook")]
+pub use kubegen_runtime::webhook;
+
 /// Everything a file defining an API needs: the derives, kubegen's traits, and serde's and
 /// schemars' derive-facing names.
 pub mod prelude {

@@ -19,6 +19,8 @@ pub mod selector;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod validation;
+#[cfg(feature = "webhook")]
+pub mod webhook;
 pub mod workqueue;
 
 pub use crd::{CrdError, crdgen};
