@@ -27,6 +27,8 @@ const GROUP: &str = "example.com";
 
 /// Set when the slow validator (used by one test only) has received its request.
 static SLOW_HANDLER_STARTED: AtomicBool = AtomicBool::new(false);
+/// Set by the shutdown test when the slow handler may answer.
+static SLOW_HANDLER_RELEASED: AtomicBool = AtomicBool::new(false);
 
 fn widgets() -> WebhookKind {
     WebhookKind::new(GROUP, "v1", "widgets")
@@ -125,7 +127,13 @@ fn webhooks() -> Webhooks {
         })
         .validator(slow_widgets(), |_: &Admission<'_>| {
             SLOW_HANDLER_STARTED.store(true, Ordering::SeqCst);
-            std::thread::sleep(Duration::from_millis(500));
+            // Held until the test releases it (at most 10 s), however slow the machine.
+            for _ in 0..2000 {
+                if SLOW_HANDLER_RELEASED.load(Ordering::SeqCst) {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
             Verdict::allow()
         })
 }
@@ -798,7 +806,7 @@ async fn shutdown_finishes_requests_in_flight() {
         busy.send("POST", &path, serde_json::to_vec(&review).unwrap())
             .await
     });
-    // Once the request is in the (500 ms) handler, shut down.
+    // Once the request is in the handler (which waits to be released), shut down.
     tokio::time::timeout(Duration::from_secs(10), async {
         while !SLOW_HANDLER_STARTED.load(Ordering::SeqCst) {
             tokio::time::sleep(Duration::from_millis(5)).await;
@@ -817,10 +825,13 @@ async fn shutdown_finishes_requests_in_flight() {
     })
     .await
     .expect("the listener is closed");
-    assert!(
-        !in_flight.is_finished(),
-        "the request is still in the handler"
-    );
+    if in_flight.is_finished() {
+        panic!(
+            "the request is no longer in the handler: {:?}",
+            in_flight.await
+        );
+    }
+    SLOW_HANDLER_RELEASED.store(true, Ordering::SeqCst);
     let (status, body) = in_flight.await.unwrap();
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["response"]["allowed"], true);

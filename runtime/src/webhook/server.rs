@@ -276,11 +276,18 @@ fn method_not_allowed(method: &Method, path: &str) -> HttpError {
 }
 
 /// Runs a review handler; a panic in a registered converter or admission function is a 500
-/// for this request, not a dead connection.
+/// for this request, not a dead connection. Handlers are synchronous and may take their
+/// time: on a multi-threaded runtime the worker hands its other tasks (the accept loop,
+/// other connections, shutdown) to another thread while one runs.
 fn guarded<T: serde::Serialize>(
     review: impl FnOnce() -> Result<T, HttpError>,
 ) -> Result<Response<Body>, HttpError> {
-    match catch_unwind(AssertUnwindSafe(review)) {
+    let run = || catch_unwind(AssertUnwindSafe(review));
+    let outcome = match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(run),
+        _ => run(),
+    };
+    match outcome {
         Ok(answer) => answer.map(|review| json(StatusCode::OK, &review)),
         Err(_) => Err(HttpError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -288,6 +295,11 @@ fn guarded<T: serde::Serialize>(
         )),
     }
 }
+
+/// How far past its limit a body with a Content-Length is still read (and dropped) before
+/// the 413, and for how long at most.
+const OVER_LIMIT_DRAIN: usize = 256 * 1024;
+const OVER_LIMIT_DRAIN_TIME: Duration = Duration::from_secs(5);
 
 /// Reads the whole body, refusing one over `limit` bytes with 413 (by its Content-Length
 /// before reading, or while reading when it has none).
@@ -303,7 +315,14 @@ async fn read_body(request: Request<Incoming>, limit: usize) -> Result<bytes::By
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|len| len > limit as u64) {
+    if let Some(len) = declared.filter(|len| *len > limit as u64) {
+        // As Go's net/http does, a body a little over the limit is read and dropped first,
+        // so that the client, still writing it, gets the 413 rather than a broken pipe and
+        // the connection stays usable; a larger one is refused at once.
+        if len <= (limit + OVER_LIMIT_DRAIN) as u64 {
+            let drain = Limited::new(request.into_body(), limit + OVER_LIMIT_DRAIN).collect();
+            let _ = tokio::time::timeout(OVER_LIMIT_DRAIN_TIME, drain).await;
+        }
         return Err(too_large());
     }
     match Limited::new(request.into_body(), limit).collect().await {
