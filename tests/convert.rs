@@ -111,11 +111,11 @@ mod v1alpha1 {
     }
 
     impl ManualConvert for StoreSpec {
-        fn to_hub(&self, hub: &mut super::v1::StoreSpec) -> Result<(), ConvertError> {
+        fn fill_hub(&self, hub: &mut super::v1::StoreSpec) -> Result<(), ConvertError> {
             hub.storage = super::parse_size(&self.size)?;
             Ok(())
         }
-        fn from_hub(&mut self, hub: &super::v1::StoreSpec) -> Result<(), ConvertError> {
+        fn fill_from_hub(&mut self, hub: &super::v1::StoreSpec) -> Result<(), ConvertError> {
             self.size = hub.storage.0.clone();
             Ok(())
         }

@@ -40,7 +40,7 @@ pub fn convert(model: &Model, errors: &mut Accumulator) {
     if model.resource.is_none() && !args.restored.0.is_empty() {
         errors.push(error_at(
             args.restored.span(),
-            "`restored` applies to a `#[derive(CustomResource)]` spec, whose object carries the conversion-data annotation; in a nested type, list the field in `filled` and set it in `ManualConvert::to_hub`",
+            "`restored` applies to a `#[derive(CustomResource)]` spec, whose object carries the conversion-data annotation; in a nested type, list the field in `filled` and set it in `ManualConvert::fill_hub`",
         ));
     }
 }

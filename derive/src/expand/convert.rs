@@ -48,8 +48,8 @@ pub fn expand(model: &Model) -> TokenStream {
     let manual = fields.iter().any(|f| f.convert.manual.is_present()) || !args.filled.0.is_empty();
     let (manual_to, manual_from) = if manual {
         (
-            quote!(<#ident as #c::ManualConvert>::to_hub(self, &mut __hub)?;),
-            quote!(<#ident as #c::ManualConvert>::from_hub(&mut __spoke, self)?;),
+            quote!(<#ident as #c::ManualConvert>::fill_hub(self, &mut __hub)?;),
+            quote!(<#ident as #c::ManualConvert>::fill_from_hub(&mut __spoke, self)?;),
         )
     } else {
         (TokenStream::new(), TokenStream::new())

@@ -178,11 +178,11 @@ pub trait Spoke: Sized {
 ///
 /// ```ignore
 /// impl kubegen::convert::ManualConvert for v1alpha1::DatabaseSpec {
-///     fn to_hub(&self, hub: &mut v1::DatabaseSpec) -> Result<(), ConvertError> {
+///     fn fill_hub(&self, hub: &mut v1::DatabaseSpec) -> Result<(), ConvertError> {
 ///         hub.storage = parse_size(&self.size)?;
 ///         Ok(())
 ///     }
-///     fn from_hub(&mut self, hub: &v1::DatabaseSpec) -> Result<(), ConvertError> {
+///     fn fill_from_hub(&mut self, hub: &v1::DatabaseSpec) -> Result<(), ConvertError> {
 ///         self.size = hub.storage.0.clone();
 ///         Ok(())
 ///     }
@@ -190,13 +190,13 @@ pub trait Spoke: Sized {
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has fields converted by hand: implement `kubegen::convert::ManualConvert` for it",
-    note = "`to_hub` sets the hub fields listed in `filled` from the spoke's `#[convert(manual)]` fields; `from_hub` does the reverse"
+    note = "`fill_hub` sets the hub fields listed in `filled` from the spoke's `#[convert(manual)]` fields; `fill_from_hub` does the reverse"
 )]
 pub trait ManualConvert: Spoke {
     /// Sets the hub fields generated code cannot (the `filled` ones), from this spoke.
-    fn to_hub(&self, hub: &mut Self::Hub) -> Result<(), ConvertError>;
+    fn fill_hub(&self, hub: &mut Self::Hub) -> Result<(), ConvertError>;
     /// Sets this spoke's `#[convert(manual)]` fields from the hub.
-    fn from_hub(&mut self, hub: &Self::Hub) -> Result<(), ConvertError>;
+    fn fill_from_hub(&mut self, hub: &Self::Hub) -> Result<(), ConvertError>;
 }
 
 /// Deep copy for identity conversions of kubegen types (generated code calls this).
