@@ -18,7 +18,7 @@ use parse::Which;
 /// Generates a Kubernetes kind from its spec struct. See the `kubegen` crate.
 #[proc_macro_derive(
     CustomResource,
-    attributes(resource, validate, default, rule, schema, required, optional)
+    attributes(resource, validate, default, rule, schema, required, optional, convert)
 )]
 pub fn derive_custom_resource(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -29,7 +29,7 @@ pub fn derive_custom_resource(input: TokenStream) -> TokenStream {
 // `resource` is accepted only to report it as misplaced, not as rustc's "cannot find attribute".
 #[proc_macro_derive(
     ApiType,
-    attributes(resource, validate, default, rule, schema, required, optional)
+    attributes(resource, validate, default, rule, schema, required, optional, convert)
 )]
 pub fn derive_api_type(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -54,10 +54,12 @@ fn run(input: &DeriveInput, which: Which) -> proc_macro2::TokenStream {
         return proc_macro2::TokenStream::new();
     };
     let mut out = expand::api_type(model, &deferred);
+    out.extend(expand::convert::expand(model));
     if let Some(resource) = &model.resource {
         out.extend(expand::kind::expand(model, resource));
         out.extend(expand::client::expand(model, resource));
         out.extend(expand::lister::expand(model, resource));
+        out.extend(expand::convert::expand_kind(model, resource));
     }
     out
 }

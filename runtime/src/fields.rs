@@ -83,7 +83,7 @@ impl<T> ListOf for Option<Vec<T>> {
     type Item = T;
 }
 
-const fn str_eq(a: &str, b: &str) -> bool {
+pub(crate) const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;
@@ -180,13 +180,13 @@ pub const fn check_items_correlate(old_self_rule: Option<&str>, field: &str, ite
 }
 
 /// A message assembled at compile time (const panics cannot format).
-struct ConstMessage {
+pub(crate) struct ConstMessage {
     buf: [u8; 1024],
     len: usize,
 }
 
 impl ConstMessage {
-    const fn new() -> Self {
+    pub(crate) const fn new() -> Self {
         ConstMessage {
             buf: [0; 1024],
             len: 0,
@@ -194,7 +194,7 @@ impl ConstMessage {
     }
 
     /// Appends `s` whole, or not at all when it does not fit, so the buffer stays UTF-8.
-    const fn push(mut self, s: &str) -> Self {
+    pub(crate) const fn push(mut self, s: &str) -> Self {
         let bytes = s.as_bytes();
         if self.len + bytes.len() > self.buf.len() {
             return self;
@@ -208,7 +208,7 @@ impl ConstMessage {
         self
     }
 
-    const fn as_str(&self) -> &str {
+    pub(crate) const fn as_str(&self) -> &str {
         let (text, _) = self.buf.split_at(self.len);
         // Only whole `&str`s were copied in, so this is UTF-8.
         match core::str::from_utf8(text) {

@@ -6,6 +6,7 @@
 
 pub mod cache;
 pub mod client;
+pub mod convert;
 pub mod crd;
 pub mod deepcopy;
 pub mod defaults;
@@ -32,6 +33,10 @@ pub use resource::{CustomResource, List, PrinterColumn, ResourceInfo, ScaleInfo,
 /// What generated code reaches through `::kubegen::__private`. Not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::convert::checks::{check_hub_fields, check_hub_kind, check_spoke_field};
+    pub use crate::convert::dynamic::{value_from_hub, value_to_hub};
+    pub use crate::convert::identity as convert_identity;
+    pub use crate::convert::kind::{from_hub, to_hub};
     pub use crate::deepcopy::{DeepCopyProbe, ViaClone, ViaDeepCopy};
     pub use crate::defaults::{DefaultsProbe, NoDefaults, ViaDefaults};
     pub use crate::fields::{

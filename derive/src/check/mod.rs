@@ -16,6 +16,7 @@ use crate::parse::{
 };
 
 mod cel;
+mod convert;
 mod enums;
 mod markers;
 mod resource;
@@ -55,6 +56,7 @@ pub fn check<'a>(model: &'a Model, errors: &mut Accumulator) -> Deferred<'a> {
     if let Some(resource) = &model.resource {
         resource::resource(model, resource, errors);
     }
+    convert::convert(model, errors);
     rules::rules(model, errors)
 }
 

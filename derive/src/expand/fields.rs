@@ -44,7 +44,7 @@ fn api_fields(model: &Model, deferred: &Deferred) -> TokenStream {
 }
 
 /// A type as the user wrote it, for messages (`Vec<Port>`, not `Vec < Port >`).
-fn type_name(ty: &syn::Type) -> String {
+pub fn type_name(ty: &syn::Type) -> String {
     ty.to_token_stream().to_string().replace(' ', "")
 }
 

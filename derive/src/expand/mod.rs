@@ -1,6 +1,7 @@
 //! Expand: one module per generator. Nothing here re-checks input: `check` already did.
 
 pub mod client;
+pub mod convert;
 pub mod deepcopy;
 pub mod defaults;
 pub mod fields;

@@ -4,6 +4,7 @@
 //! skips, defaults and enum representation, so the schema describes exactly what serde reads
 //! and writes; darling parses kubegen's attributes.
 
+pub mod convert;
 pub mod markers;
 pub mod resource;
 pub mod rule;
@@ -40,6 +41,8 @@ pub struct Model<'a> {
     /// `#[serde(from/into/try_from/remote)]`, which change the wire format.
     pub wire_override: Option<(&'static str, Span)>,
     pub resource: Option<ResourceArgs>,
+    /// `#[convert(hub = ...)]`: this type is a spoke of that hub type.
+    pub convert: Option<convert::ConvertArgs>,
 }
 
 /// Struct or enum.
@@ -82,6 +85,8 @@ pub struct Field<'a> {
     pub custom_serde: Option<Span>,
     pub docs: Option<String>,
     pub markers: Markers,
+    /// `#[convert(manual)]` / `#[convert(clone)]`.
+    pub convert: convert::FieldConvert,
 }
 
 /// An enum variant.
@@ -156,6 +161,7 @@ fn field<'a>(
             .then(|| field_span(f.original)),
         docs: markers::docs(&f.original.attrs),
         markers: markers::parse(&f.original.attrs, errors),
+        convert: convert::parse_field(&f.original.attrs, errors),
     }
 }
 
@@ -176,6 +182,7 @@ pub fn parse<'a>(
     let _ = ctxt.check();
     let markers = markers::parse(&input.attrs, errors);
     let docs = markers::docs(&input.attrs);
+    let convert = convert::parse_type(&input.attrs, errors);
     let resource = match which {
         Which::CustomResource => parse_resource(input, errors),
         Which::ApiType => {
@@ -198,6 +205,7 @@ pub fn parse<'a>(
             repr: Repr::External,
             wire_override: None,
             resource,
+            convert,
         });
     };
     let cattrs = &container.attrs;
@@ -258,6 +266,7 @@ pub fn parse<'a>(
         repr,
         wire_override,
         resource,
+        convert,
     })
 }
 

@@ -1,0 +1,329 @@
+//! conversion-gen: a kind whose versions really differ (v1alpha1 `size: String`, v1
+//! `storage: Quantity` and a `backup` block), converted through the hub, typed and as JSON.
+
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use kubegen::convert::{CONVERSION_DATA_ANNOTATION, ConvertError, Convertible};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+mod v1 {
+    use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+    use kubegen::prelude::*;
+
+    /// The hub: the storage version.
+    #[derive(CustomResource, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[resource(
+        group = "convert.example.com",
+        version = "v1",
+        kind = "Store",
+        status = "StoreStatus",
+        derive = "PartialEq"
+    )]
+    #[serde(rename_all = "camelCase")]
+    pub struct StoreSpec {
+        pub engine: Engine,
+        pub version: String,
+        pub storage: Quantity,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub backup: Option<Backup>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tuning: Option<Tuning>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub users: Vec<String>,
+    }
+
+    /// Shared by both versions (converted as itself).
+    #[derive(ApiType, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Engine {
+        #[default]
+        Postgres,
+        Mysql,
+    }
+
+    /// Only v1 has backups.
+    #[derive(ApiType, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Backup {
+        pub schedule: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub retention_days: Option<u32>,
+    }
+
+    /// A nested struct each version defines for itself.
+    #[derive(ApiType, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Tuning {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub max_connections: Option<i32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub parameters: Option<std::collections::BTreeMap<String, String>>,
+    }
+
+    /// Observed state, the same in both versions.
+    #[derive(ApiType, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct StoreStatus {
+        #[serde(default)]
+        pub ready: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub endpoint: Option<String>,
+    }
+}
+
+mod v1alpha1 {
+    use kubegen::convert::{ConvertError, ManualConvert};
+    use kubegen::prelude::*;
+
+    /// A spoke: `size` instead of `storage`, no `backup`.
+    #[derive(CustomResource, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[resource(
+        group = "convert.example.com",
+        version = "v1alpha1",
+        kind = "Store",
+        status = "super::v1::StoreStatus",
+        storage = false,
+        derive = "PartialEq"
+    )]
+    #[convert(hub = super::v1::StoreSpec, filled = ["storage"], restored = ["backup"])]
+    #[serde(rename_all = "camelCase")]
+    pub struct StoreSpec {
+        pub engine: super::v1::Engine,
+        pub version: String,
+        /// Disk size, e.g. "10Gi".
+        #[convert(manual)]
+        pub size: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tuning: Option<Tuning>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub users: Vec<String>,
+    }
+
+    /// v1alpha1's own `Tuning`, converted field by field to v1's.
+    #[derive(ApiType, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[convert(hub = super::v1::Tuning)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Tuning {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub max_connections: Option<i32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub parameters: Option<std::collections::BTreeMap<String, String>>,
+    }
+
+    impl ManualConvert for StoreSpec {
+        fn fill_hub(&self, hub: &mut super::v1::StoreSpec) -> Result<(), ConvertError> {
+            hub.storage = super::parse_size(&self.size)?;
+            Ok(())
+        }
+        fn fill_from_hub(&mut self, hub: &super::v1::StoreSpec) -> Result<(), ConvertError> {
+            self.size = hub.storage.0.clone();
+            Ok(())
+        }
+    }
+}
+
+/// A size as v1alpha1 accepts it: digits and a binary suffix.
+fn parse_size(size: &str) -> Result<Quantity, ConvertError> {
+    let digits = size.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let suffix = &size[digits.len()..];
+    if digits.is_empty()
+        || !digits.bytes().all(|b| b.is_ascii_digit())
+        || !["", "Ki", "Mi", "Gi", "Ti"].contains(&suffix)
+    {
+        return Err(ConvertError::field(
+            "spec.size",
+            format!("{size:?} is not a size such as \"10Gi\""),
+        ));
+    }
+    Ok(Quantity(size.to_owned()))
+}
+
+fn spoke(size: &str) -> v1alpha1::Store {
+    v1alpha1::Store::new(
+        "s",
+        v1alpha1::StoreSpec {
+            engine: v1::Engine::Mysql,
+            version: "8".into(),
+            size: size.into(),
+            tuning: Some(v1alpha1::Tuning {
+                max_connections: Some(100),
+                parameters: None,
+            }),
+            users: vec!["app".into()],
+        },
+    )
+}
+
+#[test]
+fn spoke_to_hub_converts_by_name_and_by_hand() {
+    let mut old = spoke("10Gi");
+    old.status = Some(v1::StoreStatus {
+        ready: true,
+        endpoint: Some("db:5432".into()),
+    });
+    let hub = old.to_hub().unwrap();
+    assert_eq!(hub.metadata, old.metadata);
+    assert_eq!(hub.spec.engine, v1::Engine::Mysql);
+    assert_eq!(hub.spec.version, "8");
+    assert_eq!(hub.spec.storage, Quantity("10Gi".into()));
+    assert_eq!(hub.spec.backup, None);
+    assert_eq!(hub.spec.tuning.as_ref().unwrap().max_connections, Some(100));
+    assert_eq!(hub.spec.users, vec!["app".to_owned()]);
+    assert_eq!(hub.status, old.status);
+}
+
+#[test]
+fn hub_to_spoke_keeps_backup_in_the_annotation_and_restores_it() {
+    let mut hub = spoke("5Gi").to_hub().unwrap();
+    hub.spec.backup = Some(v1::Backup {
+        schedule: "0 3 * * *".into(),
+        retention_days: Some(7),
+    });
+    let old = v1alpha1::Store::from_hub(&hub).unwrap();
+    assert_eq!(old.spec.size, "5Gi");
+    let annotations = old.metadata.annotations.as_ref().unwrap();
+    let kept: serde_json::Value =
+        serde_json::from_str(&annotations[CONVERSION_DATA_ANNOTATION]).unwrap();
+    assert_eq!(
+        kept,
+        serde_json::json!({"spec": {"backup": {"schedule": "0 3 * * *", "retentionDays": 7}}})
+    );
+    // An update through the old version changes size; backup survives, the annotation does not.
+    let mut updated = old.clone();
+    updated.spec.size = "20Gi".into();
+    let back = updated.to_hub().unwrap();
+    assert_eq!(back.spec.backup, hub.spec.backup);
+    assert_eq!(back.spec.storage, Quantity("20Gi".into()));
+    assert_eq!(back.metadata.annotations, None);
+}
+
+#[test]
+fn an_unparsable_size_is_a_typed_error() {
+    let err = spoke("ten gigs").to_hub().unwrap_err();
+    assert!(
+        matches!(&err, ConvertError::Field { field, .. } if field == "spec.size"),
+        "{err:?}"
+    );
+    let mut bad = spoke("1Gi");
+    bad.metadata.annotations =
+        Some([(CONVERSION_DATA_ANNOTATION.to_owned(), "{".to_owned())].into());
+    assert!(matches!(bad.to_hub(), Err(ConvertError::Annotation(_))));
+}
+
+fn random_string(rng: &mut ChaCha8Rng) -> String {
+    let len = rng.random_range(0..8);
+    (0..len)
+        .map(|_| char::from(rng.random_range(b'a'..=b'z')))
+        .collect()
+}
+
+fn random_size(rng: &mut ChaCha8Rng) -> String {
+    let suffix = ["", "Ki", "Mi", "Gi", "Ti"][rng.random_range(0..5)];
+    format!("{}{suffix}", rng.random_range(0..100_000u32))
+}
+
+fn random_tuning(rng: &mut ChaCha8Rng) -> Option<v1::Tuning> {
+    rng.random_bool(0.5).then(|| v1::Tuning {
+        max_connections: rng.random_bool(0.5).then(|| rng.random_range(-5..5000)),
+        parameters: rng.random_bool(0.5).then(|| {
+            (0..rng.random_range(0..4))
+                .map(|_| (random_string(rng), random_string(rng)))
+                .collect()
+        }),
+    })
+}
+
+fn random_hub(rng: &mut ChaCha8Rng) -> v1::Store {
+    let mut hub = v1::Store::new(
+        &random_string(rng),
+        v1::StoreSpec {
+            engine: if rng.random_bool(0.5) {
+                v1::Engine::Postgres
+            } else {
+                v1::Engine::Mysql
+            },
+            version: random_string(rng),
+            storage: Quantity(random_size(rng)),
+            backup: rng.random_bool(0.5).then(|| v1::Backup {
+                schedule: random_string(rng),
+                retention_days: rng.random_bool(0.5).then(|| rng.random_range(1..365)),
+            }),
+            tuning: random_tuning(rng),
+            users: (0..rng.random_range(0..3))
+                .map(|_| random_string(rng))
+                .collect(),
+        },
+    );
+    if rng.random_bool(0.3) {
+        hub.metadata.labels = Some([("app".to_owned(), random_string(rng))].into());
+    }
+    if rng.random_bool(0.5) {
+        hub.status = Some(v1::StoreStatus {
+            ready: rng.random_bool(0.5),
+            endpoint: rng.random_bool(0.5).then(|| random_string(rng)),
+        });
+    }
+    hub
+}
+
+#[test]
+fn round_trips_are_lossless_on_random_values() {
+    let mut rng = ChaCha8Rng::seed_from_u64(10);
+    for _ in 0..500 {
+        let hub = random_hub(&mut rng);
+        let old = v1alpha1::Store::from_hub(&hub).unwrap();
+        assert_eq!(old.to_hub().unwrap(), hub, "hub → spoke → hub");
+        // A spoke as a user writes it: no annotation.
+        let mut fresh = old.clone();
+        fresh.metadata.annotations = hub.metadata.annotations.clone();
+        let again = v1alpha1::Store::from_hub(&fresh.to_hub().unwrap()).unwrap();
+        assert_eq!(again.spec, fresh.spec, "spoke → hub → spoke");
+        assert_eq!(again.status, fresh.status);
+    }
+}
+
+#[test]
+fn convert_any_registered_kind_as_json() {
+    let mut hub = spoke("3Gi").to_hub().unwrap();
+    hub.spec.backup = Some(v1::Backup {
+        schedule: "@daily".into(),
+        retention_days: None,
+    });
+    let hub_json = serde_json::to_value(&hub).unwrap();
+    let old = kubegen::convert::convert(hub_json.clone(), "convert.example.com/v1alpha1").unwrap();
+    assert_eq!(old["apiVersion"], "convert.example.com/v1alpha1");
+    assert_eq!(old["spec"]["size"], "3Gi");
+    assert!(old["spec"].get("storage").is_none());
+    assert_eq!(
+        old,
+        serde_json::to_value(v1alpha1::Store::from_hub(&hub).unwrap()).unwrap()
+    );
+    let back = kubegen::convert::convert(old, "convert.example.com/v1").unwrap();
+    assert_eq!(back, hub_json);
+    // The same version: unchanged.
+    assert_eq!(
+        kubegen::convert::convert(hub_json.clone(), "convert.example.com/v1").unwrap(),
+        hub_json
+    );
+    assert!(matches!(
+        kubegen::convert::convert(hub_json.clone(), "convert.example.com/v2"),
+        Err(ConvertError::UnknownVersion { .. })
+    ));
+    let mut bad = serde_json::to_value(spoke("lots")).unwrap();
+    assert!(matches!(
+        kubegen::convert::convert(bad.clone(), "convert.example.com/v1"),
+        Err(ConvertError::Field { .. })
+    ));
+    bad["spec"]["size"] = serde_json::json!(7);
+    assert!(matches!(
+        kubegen::convert::convert(bad, "convert.example.com/v1"),
+        Err(ConvertError::Decode { .. })
+    ));
+    assert!(matches!(
+        kubegen::convert::convert(
+            serde_json::json!({"kind": "Store"}),
+            "convert.example.com/v1"
+        ),
+        Err(ConvertError::MissingTypeMeta("apiVersion"))
+    ));
+}

@@ -1,0 +1,21 @@
+use kubegen::prelude::*;
+
+#[derive(CustomResource, Clone, Debug, Default, Serialize, Deserialize)]
+#[resource(group = "example.com", version = "v1", kind = "Disk")]
+pub struct DiskSpec {
+    pub storage: String,
+}
+
+mod v1alpha1 {
+    use kubegen::prelude::*;
+
+    #[derive(CustomResource, Clone, Debug, Default, Serialize, Deserialize)]
+    #[resource(group = "example.com", version = "v1alpha1", kind = "Disk", storage = false)]
+    #[convert(hub = super::DiskSpec, filled = ["storage"])]
+    pub struct DiskSpec {
+        #[convert(manual)]
+        pub size: String,
+    }
+}
+
+fn main() {}
