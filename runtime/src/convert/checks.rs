@@ -40,7 +40,7 @@ pub const fn check_spoke_field(hub: &[FieldInfo], name: &str, spoke_type: &str, 
         .push(spoke_type)
         .push("` has no conversion: the hub `")
         .push(hub_type)
-        .push("` has no field of that name; mark it `#[convert(manual)]` and set it in `ManualConvert::fill_from_hub` (and the hub field it becomes in `to_hub`, listed in `filled`)");
+        .push("` has no field of that name; mark it `#[convert(manual)]` and set it in `ManualConvert::fill_from_hub` (and the hub field it becomes in `ManualConvert::fill_hub`, listed in `filled`)");
     panic!("{}", m.as_str());
 }
 
