@@ -156,6 +156,17 @@ enum Container {
     Map,
 }
 
+/// Which variable of a comprehension [`Coster::push_iter`] declares.
+#[derive(Clone, Copy)]
+enum IterVar {
+    /// The first of two: an index or a key.
+    Key,
+    /// The second of two: an item or a value.
+    Value,
+    /// The only one: a list's item, a map's key.
+    Only,
+}
+
 #[derive(Clone, Copy, Debug)]
 struct EntrySize {
     container: Container,
@@ -364,52 +375,19 @@ impl<'a> Coster<'a> {
         }
     }
 
-    fn push_iter_key(&mut self, name: &str, range: &Expr) {
+    /// Declares a comprehension variable over `range`, sized and named (for the size
+    /// estimator's paths) as cel-go does: an index or key, an item or value, or the only
+    /// variable (a list's item, a map's key).
+    fn push_iter(&mut self, name: &str, range: &Expr, var: IterVar) {
         let entry = self.compute_entry_size(range);
-        let size = entry.map(|e| e.key);
-        let path = self.get_path(range);
-        let sub = match self.range_container(range, entry) {
-            Some(Container::List) => "@indices",
-            _ => "@keys",
+        let list = matches!(self.range_container(range, entry), Some(Container::List));
+        let (value, sub) = match (var, list) {
+            (IterVar::Key, true) => (false, "@indices"),
+            (IterVar::Key, false) | (IterVar::Only, false) => (false, "@keys"),
+            (IterVar::Value, true) | (IterVar::Only, true) => (true, "@items"),
+            (IterVar::Value, false) => (true, "@values"),
         };
-        let path = Some(Path::append(path.as_ref(), sub));
-        self.push(
-            name,
-            LocalVar {
-                path,
-                size,
-                entry: None,
-            },
-        );
-    }
-
-    fn push_iter_value(&mut self, name: &str, range: &Expr) {
-        let entry = self.compute_entry_size(range);
-        let size = entry.map(|e| e.val);
-        let path = self.get_path(range);
-        let sub = match self.range_container(range, entry) {
-            Some(Container::List) => "@items",
-            _ => "@values",
-        };
-        let path = Some(Path::append(path.as_ref(), sub));
-        self.push(
-            name,
-            LocalVar {
-                path,
-                size,
-                entry: None,
-            },
-        );
-    }
-
-    fn push_iter_single(&mut self, name: &str, range: &Expr) {
-        let entry = self.compute_entry_size(range);
-        let mut size = entry.map(|e| e.key);
-        let mut sub = "@keys";
-        if let Some(Container::List) = self.range_container(range, entry) {
-            size = entry.map(|e| e.val);
-            sub = "@items";
-        }
+        let size = entry.map(|e| if value { e.val } else { e.key });
         let path = self.get_path(range);
         let path = Some(Path::append(path.as_ref(), sub));
         self.push(
@@ -427,10 +405,10 @@ impl<'a> Coster<'a> {
         sum = sum.add(self.cost(&c.accu_init));
         self.push_local(&c.accu_var, &c.accu_init);
         if let Some(v2) = &c.iter_var2 {
-            self.push_iter_key(&c.iter_var, &c.range);
-            self.push_iter_value(v2, &c.range);
+            self.push_iter(&c.iter_var, &c.range, IterVar::Key);
+            self.push_iter(v2, &c.range, IterVar::Value);
         } else {
-            self.push_iter_single(&c.iter_var, &c.range);
+            self.push_iter(&c.iter_var, &c.range, IterVar::Only);
         }
         let loop_cost = self.cost(&c.cond);
         let step_cost = self.cost(&c.step);
