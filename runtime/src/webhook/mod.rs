@@ -36,7 +36,7 @@ mod tls;
 pub use admission::{Admission, Denial, Mutator, Validator, Verdict};
 pub use convert::{ConversionError, Converter};
 pub use error::WebhookError;
-pub use registry::{AdmissionType, WebhookKind, Webhooks, admission_path};
+pub use registry::{AdmissionType, WebhookKind, Webhooks, admission_path, webhook_name};
 pub use server::{
     BoundServer, DEFAULT_ADMISSION_BODY_LIMIT, DEFAULT_CONVERSION_BODY_LIMIT, WebhookServer,
 };

@@ -94,6 +94,31 @@ pub fn admission_path(admission: AdmissionType, kind: &WebhookKind) -> String {
     )
 }
 
+/// The name of `kind`'s webhook in a `MutatingWebhookConfiguration` or
+/// `ValidatingWebhookConfiguration`: `mutate-<version>.<plural>.<group>` or
+/// `validate-<version>.<plural>.<group>` (the core group is written `core`). The apiserver
+/// names it in every denial (`admission webhook "<name>" denied the request: ...`), so
+/// crdgen's manifests and the in-memory server use this one name.
+///
+/// ```
+/// use kubegen_runtime::webhook::{AdmissionType, WebhookKind, webhook_name};
+/// let kind = WebhookKind::new("batch.example.com", "v1", "cronjobs");
+/// assert_eq!(webhook_name(AdmissionType::Validating, &kind), "validate-v1.cronjobs.batch.example.com");
+/// ```
+pub fn webhook_name(admission: AdmissionType, kind: &WebhookKind) -> String {
+    let group = if kind.group.is_empty() {
+        CORE_GROUP_SEGMENT
+    } else {
+        &kind.group
+    };
+    format!(
+        "{}-{}.{}.{group}",
+        admission.segment(),
+        kind.version,
+        kind.plural
+    )
+}
+
 /// Reads an admission path back: `None` for any other path.
 pub(super) fn parse_admission_path(path: &str) -> Option<(AdmissionType, WebhookKind)> {
     let mut segments = path.strip_prefix('/')?.split('/');
