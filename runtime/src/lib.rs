@@ -10,6 +10,7 @@ pub mod convert;
 pub mod crd;
 pub mod deepcopy;
 pub mod defaults;
+pub mod endpoints;
 pub mod fieldpath;
 pub mod fields;
 pub mod informer;
