@@ -1,8 +1,10 @@
 //! Sample APIs defined with kubegen: the kubebuilder tutorial's CronJob, a cluster-scoped
-//! Widget with status and scale subresources, and a Database with two versions.
+//! Widget with status and scale subresources, a Database with two versions, and a Cache whose
+//! two versions really differ, with conversion and admission webhooks.
 //!
 //! `cargo run --bin crdgen` (from the repository root) prints their CRDs.
 
+pub mod cache;
 pub mod cluster;
 pub mod cronjob;
 pub mod database;

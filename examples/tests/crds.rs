@@ -30,6 +30,7 @@ fn every_example_crd_passes_the_structural_check() {
     assert_eq!(
         names,
         [
+            "caches.cache.example.com",
             "cronjobs.batch.tutorial.kubebuilder.io",
             "databases.db.example.com",
             "widgets.gadgets.example.com"
@@ -111,6 +112,7 @@ fn crdgen_prints_multi_document_yaml_in_a_stable_order() {
     assert_eq!(
         names,
         [
+            "caches.cache.example.com",
             "cronjobs.batch.tutorial.kubebuilder.io",
             "databases.db.example.com",
             "widgets.gadgets.example.com"
@@ -216,13 +218,14 @@ fn crdgen_writes_one_file_per_crd() {
     assert_eq!(
         files,
         [
+            "caches.cache.example.com.yaml",
             "cronjobs.batch.tutorial.kubebuilder.io.yaml",
             "databases.db.example.com.yaml",
             "widgets.gadgets.example.com.yaml"
         ]
     );
     let widget: Value =
-        serde_yaml_ng::from_str(&std::fs::read_to_string(dir.join(&files[2])).unwrap()).unwrap();
+        serde_yaml_ng::from_str(&std::fs::read_to_string(dir.join(&files[3])).unwrap()).unwrap();
     assert_eq!(widget["spec"]["names"]["kind"], "Widget");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -247,7 +250,7 @@ fn the_crdgen_binary_runs() {
         .output()
         .unwrap();
     assert!(output.status.success());
-    assert_eq!(String::from_utf8(output.stdout).unwrap().lines().count(), 4);
+    assert_eq!(String::from_utf8(output.stdout).unwrap().lines().count(), 6);
 }
 
 #[test]

@@ -66,11 +66,16 @@ pub fn expand(model: &Model) -> TokenStream {
             );
         }
     });
+    let manual_names = fields
+        .iter()
+        .filter(|f| f.convert.manual.is_present())
+        .map(|f| &f.name);
     let hub_span = args.hub.span();
     let hub_check = quote_spanned! {hub_span=>
         ::kubegen::__private::check_hub_fields(
             <#hub as ::kubegen::ApiFields>::FIELDS,
             <#ident as ::kubegen::ApiFields>::FIELDS,
+            &[#(#manual_names),*],
             &[#(#filled),*],
             &[#(#restored),*],
             #spoke_name,

@@ -44,12 +44,20 @@ pub const fn check_spoke_field(hub: &[FieldInfo], name: &str, spoke_type: &str, 
     panic!("{}", m.as_str());
 }
 
+/// Whether the spoke converts its field `name` by name: it has the field and the field is
+/// not `#[convert(manual)]` (a manual field may share a hub field's name, not its type).
+const fn converts_by_name(spoke: &[FieldInfo], manual: &[&str], name: &str) -> bool {
+    has_field(spoke, name) && !contains(manual, name)
+}
+
 /// Fails unless every hub field is converted from a spoke field of the same name, set by
 /// the author (`filled`), or kept in the annotation (`restored`), and every name in
-/// `filled` and `restored` is a hub field the spoke lacks.
+/// `filled` and `restored` is a hub field the spoke does not convert by name. `manual`
+/// names the spoke's `#[convert(manual)]` fields.
 pub const fn check_hub_fields(
     hub: &[FieldInfo],
     spoke: &[FieldInfo],
+    manual: &[&str],
     filled: &[&str],
     restored: &[&str],
     spoke_type: &str,
@@ -58,7 +66,10 @@ pub const fn check_hub_fields(
     let mut i = 0;
     while i < hub.len() {
         let name = hub[i].name;
-        if !has_field(spoke, name) && !contains(filled, name) && !contains(restored, name) {
+        if !converts_by_name(spoke, manual, name)
+            && !contains(filled, name)
+            && !contains(restored, name)
+        {
             let m = ConstMessage::new()
                 .push("hub field `")
                 .push(name)
@@ -66,7 +77,9 @@ pub const fn check_hub_fields(
                 .push(hub_type)
                 .push("` is not restored by `")
                 .push(spoke_type)
-                .push("`, which has no field of that name: list it in `#[convert(restored = [\"")
+                .push(
+                    "`, which converts no field of that name: list it in `#[convert(restored = [\"",
+                )
                 .push(name)
                 .push("\"])]` to keep it in the conversion-data annotation, or in `filled = [\"")
                 .push(name)
@@ -75,13 +88,16 @@ pub const fn check_hub_fields(
         }
         i += 1;
     }
-    check_listed(hub, spoke, filled, "filled", spoke_type, hub_type);
-    check_listed(hub, spoke, restored, "restored", spoke_type, hub_type);
+    check_listed(hub, spoke, manual, filled, "filled", spoke_type, hub_type);
+    check_listed(
+        hub, spoke, manual, restored, "restored", spoke_type, hub_type,
+    );
 }
 
 const fn check_listed(
     hub: &[FieldInfo],
     spoke: &[FieldInfo],
+    manual: &[&str],
     names: &[&str],
     key: &str,
     spoke_type: &str,
@@ -91,7 +107,7 @@ const fn check_listed(
     while i < names.len() {
         let problem = if !has_field(hub, names[i]) {
             "` is not a field of the hub `"
-        } else if has_field(spoke, names[i]) {
+        } else if converts_by_name(spoke, manual, names[i]) {
             "` converts by name already: the spoke has it too; remove it from the list (hub `"
         } else {
             ""

@@ -1,0 +1,1 @@
+//! The Cache webhooks: defaulting and validating functions (served by `cache_webhook`).
