@@ -263,7 +263,9 @@ impl ApiServer {
         policy: FailurePolicy,
     ) {
         let mut state = self.inner.lock();
-        state.unavailable.retain(|(a, k, _)| !(*a == admission && *k == kind));
+        state
+            .unavailable
+            .retain(|(a, k, _)| !(*a == admission && *k == kind));
         state.unavailable.push((admission, kind, policy));
     }
 
@@ -275,7 +277,9 @@ impl ApiServer {
         kind: &crate::webhook::WebhookKind,
     ) {
         let mut state = self.inner.lock();
-        state.unavailable.retain(|(a, k, _)| !(*a == admission && k == kind));
+        state
+            .unavailable
+            .retain(|(a, k, _)| !(*a == admission && k == kind));
     }
 }
 

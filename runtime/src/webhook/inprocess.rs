@@ -71,7 +71,10 @@ impl Webhooks {
         });
         let read = serde_json::from_value::<AdmissionReview<DynamicObject>>(review)
             .map_err(|e| e.to_string())
-            .and_then(|r| r.try_into().map_err(|e: kube_core::admission::ConvertAdmissionReviewError| e.to_string()));
+            .and_then(|r| {
+                r.try_into()
+                    .map_err(|e: kube_core::admission::ConvertAdmissionReviewError| e.to_string())
+            });
         let request: AdmissionRequest<DynamicObject> = match read {
             Ok(r) => r,
             Err(e) => return Some(Err(e)),

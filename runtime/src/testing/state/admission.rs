@@ -36,7 +36,10 @@ impl Review<'_> {
 
 /// `CreateOptions`, `UpdateOptions` or `DeleteOptions` as admission shows them.
 pub(super) fn options(kind: &str, w: &WriteOptions, body: Option<&Value>) -> Value {
-    let mut options = body.cloned().filter(Value::is_object).unwrap_or_else(|| json!({}));
+    let mut options = body
+        .cloned()
+        .filter(Value::is_object)
+        .unwrap_or_else(|| json!({}));
     options["kind"] = json!(kind);
     options["apiVersion"] = json!("meta.k8s.io/v1");
     if w.dry_run {
@@ -74,7 +77,9 @@ mod calls {
             kinds.extend(
                 self.unavailable
                     .iter()
-                    .filter(|(a, k, _)| *a == admission && k.group == e.group && k.plural == e.plural)
+                    .filter(|(a, k, _)| {
+                        *a == admission && k.group == e.group && k.plural == e.plural
+                    })
                     .map(|(_, k, _)| k.clone()),
             );
             kinds.retain(|k| e.version(&k.version).is_some());
@@ -241,7 +246,11 @@ mod calls {
             "Expired",
             "ServiceUnavailable",
         ];
-        REASONS.iter().find(|r| **r == reason).copied().unwrap_or("")
+        REASONS
+            .iter()
+            .find(|r| **r == reason)
+            .copied()
+            .unwrap_or("")
     }
 }
 

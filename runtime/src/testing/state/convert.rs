@@ -49,9 +49,10 @@ fn restore_metadata(original: &Value, converted: &mut Value) {
     let mut metadata = original["metadata"].clone();
     if let Value::Object(m) = &mut metadata {
         for key in ["labels", "annotations"] {
-            match converted["metadata"].get(key).filter(|v| {
-                v.as_object().is_some_and(|o| !o.is_empty())
-            }) {
+            match converted["metadata"]
+                .get(key)
+                .filter(|v| v.as_object().is_some_and(|o| !o.is_empty()))
+            {
                 Some(v) => {
                     m.insert(key.to_owned(), v.clone());
                 }
