@@ -8,6 +8,14 @@
 //! pagination, watches with bookmarks and 410 Gone, merge/JSON patch and server-side apply,
 //! schema defaulting, pruning and validation — and can inject faults.
 //!
+//! A kind with registered conversions ([`crate::convert`]) is stored at its storage
+//! version and served at every version through them, as the apiserver serves a CRD with a
+//! conversion webhook; other kinds are relabelled (the `None` strategy). With the `webhook`
+//! feature, [`ApiServer::admission`] runs a kind's mutator and validator in process, in the
+//! apiserver's order (mutating, schema and CEL validation, validating), and
+//! [`ApiServer::admission_unavailable`] simulates a webhook that cannot be reached. What
+//! differs from the apiserver is listed in the README's in-memory server section.
+//!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {
 //! let server = kubegen_runtime::testing::ApiServer::new();
