@@ -12,6 +12,7 @@
 use super::*;
 
 /// What a write asks admission about.
+#[cfg_attr(not(feature = "webhook"), allow(dead_code))]
 pub(super) struct Review<'a> {
     pub operation: &'static str,
     /// The object as the request's version has it (`None` on DELETE).
@@ -23,6 +24,7 @@ pub(super) struct Review<'a> {
     pub dry_run: bool,
 }
 
+#[cfg_attr(not(feature = "webhook"), allow(dead_code))]
 impl Review<'_> {
     /// The name the apiserver's admission attributes carry: the object's (empty on a create
     /// by generateName: names are generated after admission), else the old object's.
