@@ -549,7 +549,7 @@ fn dispatch(
             let o = list_options()?;
             let options = decode::delete_options(body)?;
             state
-                .delete_collection(t, &o, &options, &w)
+                .delete_collection(t, &o, &options, &w, warnings)
                 .map(|v| Outcome::Json(200, v))
         }
         (&Method::GET, false) => state.get(t).map(|v| Outcome::Json(200, v)),
@@ -588,7 +588,9 @@ fn dispatch(
         }
         (&Method::DELETE, false) => {
             let options = decode::delete_options(body)?;
-            state.delete(t, &options, &w).map(|v| Outcome::Json(200, v))
+            state
+                .delete(t, &options, &w, warnings)
+                .map(|v| Outcome::Json(200, v))
         }
         (m, _) => Err(ApiError::method_not_allowed(m.as_str())),
     }

@@ -8,6 +8,14 @@
 //! pagination, watches with bookmarks and 410 Gone, merge/JSON patch and server-side apply,
 //! schema defaulting, pruning and validation — and can inject faults.
 //!
+//! A kind with registered conversions ([`crate::convert`]) is stored at its storage
+//! version and served at every version through them, as the apiserver serves a CRD with a
+//! conversion webhook; other kinds are relabelled (the `None` strategy). With the `webhook`
+//! feature, [`ApiServer::admission`] runs a kind's mutator and validator in process, in the
+//! apiserver's order (mutating, schema and CEL validation, validating), and
+//! [`ApiServer::admission_unavailable`] simulates a webhook that cannot be reached. What
+//! differs from the apiserver is listed in the README's in-memory server section.
+//!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {
 //! let server = kubegen_runtime::testing::ApiServer::new();
@@ -235,6 +243,63 @@ impl ApiServer {
     pub fn resource_version(&self) -> u64 {
         self.inner.lock().resource_version()
     }
+
+    /// Runs `webhooks`' mutators and validators in process, where the apiserver calls
+    /// admission webhooks (replacing webhooks set before): on create, update, patch and
+    /// apply of a kind's main resource the mutator, then defaulting, schema and CEL
+    /// validation, then the validator; on delete the validator with the old object. Dry
+    /// runs call them too. A handler registered at another version of the kind sees the
+    /// object converted to its version (`matchPolicy: Equivalent`); denials answer as the
+    /// apiserver answers a webhook's (`admission webhook "<name>" denied the request: ...`,
+    /// named by [`crate::webhook::webhook_name`]), warnings become `Warning` headers.
+    ///
+    /// Handlers run while the server holds its state: they must not wait for the server.
+    #[cfg(feature = "webhook")]
+    pub fn admission(&self, webhooks: crate::webhook::Webhooks) {
+        self.inner.lock().webhooks = Some(webhooks);
+    }
+
+    /// Makes the `admission` webhook of `kind` unreachable, as when its service is down:
+    /// with [`FailurePolicy::Fail`] its requests fail with the apiserver's 500 `failed
+    /// calling webhook "<name>": ...`, with [`FailurePolicy::Ignore`] they are admitted
+    /// without it. [`ApiServer::admission_available`] undoes it.
+    #[cfg(feature = "webhook")]
+    pub fn admission_unavailable(
+        &self,
+        admission: crate::webhook::AdmissionType,
+        kind: crate::webhook::WebhookKind,
+        policy: FailurePolicy,
+    ) {
+        let mut state = self.inner.lock();
+        state
+            .unavailable
+            .retain(|(a, k, _)| !(*a == admission && *k == kind));
+        state.unavailable.push((admission, kind, policy));
+    }
+
+    /// Makes the `admission` webhook of `kind` reachable again.
+    #[cfg(feature = "webhook")]
+    pub fn admission_available(
+        &self,
+        admission: crate::webhook::AdmissionType,
+        kind: &crate::webhook::WebhookKind,
+    ) {
+        let mut state = self.inner.lock();
+        state
+            .unavailable
+            .retain(|(a, k, _)| !(*a == admission && k == kind));
+    }
+}
+
+/// A webhook configuration's `failurePolicy`: what the apiserver does when it cannot call
+/// the webhook.
+#[cfg(feature = "webhook")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailurePolicy {
+    /// The request fails (500 InternalError).
+    Fail,
+    /// The request is admitted as if the webhook had allowed it.
+    Ignore,
 }
 
 /// Fault injection for tests: what a flaky apiserver does to its clients.

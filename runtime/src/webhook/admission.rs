@@ -239,7 +239,7 @@ fn deny(mut response: AdmissionResponse, status: Status) -> AdmissionResponse {
 
 /// The `Status` of a denial, shaped as the apiserver's own: `Kind.group "name" is invalid:
 /// ...` with a cause per field error, or a plain forbidden message.
-fn denial_status(admission: &Admission<'_>, denial: Denial) -> Status {
+pub(super) fn denial_status(admission: &Admission<'_>, denial: Denial) -> Status {
     match denial {
         Denial::Forbidden(message) => Status::failure(&message, "Forbidden").with_code(403),
         Denial::Invalid(errors) => {

@@ -28,6 +28,7 @@
 mod admission;
 mod convert;
 mod error;
+pub(crate) mod inprocess;
 mod registry;
 mod response;
 mod server;

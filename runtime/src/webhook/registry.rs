@@ -5,6 +5,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
+use either::Either;
+
 use super::admission::{Mutator, Validator};
 use super::convert::Converter;
 use crate::endpoints::CORE_GROUP_SEGMENT;
@@ -100,6 +102,17 @@ impl Webhooks {
 
     pub(super) fn validator_for(&self, kind: &WebhookKind) -> Option<&Arc<dyn Validator>> {
         self.validators.get(kind)
+    }
+
+    /// The resources with a handler of type `admission`.
+    pub(super) fn admission_kinds(
+        &self,
+        admission: AdmissionType,
+    ) -> impl Iterator<Item = &WebhookKind> {
+        match admission {
+            AdmissionType::Mutating => Either::Left(self.mutators.keys()),
+            AdmissionType::Validating => Either::Right(self.validators.keys()),
+        }
     }
 }
 

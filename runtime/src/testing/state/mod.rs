@@ -13,8 +13,10 @@ use crate::schema::defaulting::{apply_defaults, drop_nulls};
 use crate::selector::{FieldSelector, LabelSelector};
 use crate::validation::{BadValue, FieldError, ResourceValidator};
 
+mod admission;
 mod apply;
 mod continue_token;
+mod convert;
 mod scale;
 mod watch;
 mod write;
@@ -49,6 +51,9 @@ pub struct KindEntry {
     pub versions: Vec<VersionEntry>,
     pub storage: &'static str,
     pub crd: Value,
+    /// Whether the kind's versions convert through registered conversions (otherwise
+    /// they are relabelled, the `None` strategy).
+    pub converted: bool,
 }
 
 impl KindEntry {
@@ -101,6 +106,9 @@ impl KindEntry {
             versions,
             storage,
             crd,
+            converted: crate::convert::registered_versions()
+                .iter()
+                .any(|(group, kind, ..)| *group == first.group && *kind == first.kind),
         }
     }
 
@@ -237,6 +245,16 @@ pub struct State {
     /// Capacity of a watch's queue: a watcher that falls this far behind is dropped.
     pub watch_queue: usize,
     sequence: u64,
+    /// The admission webhooks run in process.
+    #[cfg(feature = "webhook")]
+    pub webhooks: Option<crate::webhook::Webhooks>,
+    /// Webhooks that cannot be reached, and what their failure policy makes of that.
+    #[cfg(feature = "webhook")]
+    pub unavailable: Vec<(
+        crate::webhook::AdmissionType,
+        crate::webhook::WebhookKind,
+        super::FailurePolicy,
+    )>,
 }
 
 fn now() -> String {
@@ -279,6 +297,10 @@ impl State {
             watchers: Vec::new(),
             watch_queue: 1024,
             sequence: 0,
+            #[cfg(feature = "webhook")]
+            webhooks: None,
+            #[cfg(feature = "webhook")]
+            unavailable: Vec::new(),
         }
     }
 
@@ -314,13 +336,6 @@ impl State {
     fn not_found(&self, t: &Target, name: &str) -> ApiError {
         let e = self.entry(t);
         ApiError::not_found(e.group, e.plural, name)
-    }
-
-    /// The stored object as the requested version.
-    fn present(&self, t: &Target, object: &Value) -> Value {
-        let mut o = object.clone();
-        o["apiVersion"] = json!(self.entry(t).api_version(&t.version));
-        o
     }
 
     /// The field labels a kind's field selectors may name: as for the apiserver, the name,
@@ -458,7 +473,7 @@ impl State {
             "apiVersion": e.api_version(&t.version),
             "kind": format!("{}List", e.kind),
             "metadata": metadata,
-            "items": page.iter().map(|(_, obj)| self.present(t, obj)).collect::<Vec<_>>(),
+            "items": page.iter().map(|(_, obj)| self.present(t, obj)).collect::<Result<Vec<_>, _>>()?,
         }))
     }
 
@@ -478,8 +493,8 @@ impl State {
             .get(&self.key(t, name))
             .ok_or_else(|| self.not_found(t, name))?;
         match t.subresource.as_deref() {
-            Some("scale") => self.scale_of(t, object),
-            _ => Ok(self.present(t, object)),
+            Some("scale") => self.scale_of(t, &self.present(t, object)?),
+            _ => self.present(t, object),
         }
     }
 
@@ -590,8 +605,9 @@ impl State {
         t: &Target,
         options: &Value,
         w: &WriteOptions,
+        warnings: &mut Vec<String>,
     ) -> Result<Value, ApiError> {
-        match self.delete_object(t, options, w)? {
+        match self.delete_object(t, options, w, warnings)? {
             Deletion::Gone(last) => {
                 let e = self.entry(t);
                 Ok(json!({
@@ -616,6 +632,7 @@ impl State {
         t: &Target,
         options: &Value,
         w: &WriteOptions,
+        warnings: &mut Vec<String>,
     ) -> Result<Deletion, ApiError> {
         let name = self.name(t)?.to_owned();
         let key = self.key(t, &name);
@@ -645,6 +662,15 @@ impl State {
                  The object might have been modified"
             )));
         }
+        let old_object = self.present(t, &existing)?;
+        let review = admission::Review {
+            operation: "DELETE",
+            object: None,
+            old_object: Some(&old_object),
+            options: admission::options("DeleteOptions", w, Some(options)),
+            dry_run: w.dry_run,
+        };
+        self.validating_admission(t, &review, warnings)?;
         // propagationPolicy is accepted; with no garbage collector there are no dependents.
         let held = existing["metadata"]["finalizers"]
             .as_array()
@@ -653,10 +679,10 @@ impl State {
             if !w.dry_run {
                 self.remove(key);
             }
-            return Ok(Deletion::Gone(self.present(t, &existing)));
+            return Ok(Deletion::Gone(self.present(t, &existing)?));
         }
         if existing["metadata"]["deletionTimestamp"].is_string() {
-            return Ok(Deletion::Terminating(self.present(t, &existing)));
+            return Ok(Deletion::Terminating(self.present(t, &existing)?));
         }
         // Marking an object for deletion changes it: the apiserver bumps its generation.
         let mut marked = existing.clone();
@@ -665,10 +691,10 @@ impl State {
         let generation = existing["metadata"]["generation"].as_i64().unwrap_or(0);
         marked["metadata"]["generation"] = json!(generation + 1);
         if w.dry_run {
-            return Ok(Deletion::Terminating(self.present(t, &marked)));
+            return Ok(Deletion::Terminating(self.present(t, &marked)?));
         }
         let stored = self.commit(key, marked, Some(existing));
-        Ok(Deletion::Terminating(self.present(t, &stored)))
+        Ok(Deletion::Terminating(self.present(t, &stored)?))
     }
 
     pub fn delete_collection(
@@ -677,6 +703,7 @@ impl State {
         o: &ListOptions,
         options: &Value,
         w: &WriteOptions,
+        warnings: &mut Vec<String>,
     ) -> Result<Value, ApiError> {
         let names: Vec<(String, String)> = self
             .selected(t, o)
@@ -690,7 +717,7 @@ impl State {
                 namespace: (!ns.is_empty()).then_some(ns),
                 ..t.clone()
             };
-            items.push(match self.delete_object(&target, options, w)? {
+            items.push(match self.delete_object(&target, options, w, warnings)? {
                 Deletion::Gone(last) | Deletion::Terminating(last) => last,
             });
         }

@@ -113,7 +113,7 @@ impl State {
             .get(&self.key(t, meta_str(&updated, "name").unwrap_or("")))
             .cloned()
             .unwrap_or(updated);
-        self.scale_of(t, &stored)
+        self.scale_of(t, &self.present(t, &stored)?)
     }
 }
 

@@ -91,10 +91,13 @@ impl State {
         Ok(rx)
     }
 
+    /// An event as the watcher's version shows it; an object that does not convert is an
+    /// ERROR event with the conversion's `Status`.
     pub(super) fn frame(&self, w: &Watcher, event_type: &str, object: &Value) -> Bytes {
-        let mut o = object.clone();
-        o["apiVersion"] = json!(self.kinds[w.kind].api_version(&w.version));
-        line(&json!({"type": event_type, "object": o}))
+        match self.kinds[w.kind].convert(object, &w.version) {
+            Ok(o) => line(&json!({"type": event_type, "object": o})),
+            Err(e) => line(&json!({"type": "ERROR", "object": e.to_status()})),
+        }
     }
 
     pub fn bookmark(&self, w: &Watcher) -> Bytes {

@@ -48,6 +48,7 @@ impl State {
             }
         }
         // Without a name or generateName, validation reports the missing name.
+        let sent_name = meta_str(&body, "name").unwrap_or("").to_owned();
         let name = match (meta_str(&body, "name"), meta_str(&body, "generateName")) {
             (Some(n), _) if !n.is_empty() => n.to_owned(),
             (_, Some(prefix)) if !prefix.is_empty() => {
@@ -94,7 +95,18 @@ impl State {
                 self.track_update(t, &live, &mut body, w);
             }
         }
+        if let Some(mutated) = self.admit_create(t, &body, &sent_name, w, warnings)? {
+            body = mutated;
+        }
         self.validate(t, &body, Admission::Create, warnings)?;
+        let review = admission::Review {
+            operation: "CREATE",
+            object: Some(&body),
+            old_object: None,
+            options: admission::options("CreateOptions", w, None),
+            dry_run: w.dry_run,
+        };
+        self.validating_admission(t, &review, warnings)?;
         // Validation comes first: an invalid object is refused as invalid even when its name
         // is taken.
         let key = self.key(t, &name);
@@ -102,10 +114,11 @@ impl State {
             return Err(ApiError::already_exists(group, plural, &name));
         }
         if w.dry_run {
-            return Ok(self.present(t, &body));
+            return self.present(t, &body);
         }
-        let stored = self.commit(key, body, None);
-        Ok(self.present(t, &stored))
+        let stored = self.to_storage(t, &body)?;
+        let stored = self.commit(key, stored, None);
+        self.present(t, &stored)
     }
 
     /// Applies a write to an existing object (or creates it, for apply).
@@ -137,7 +150,7 @@ impl State {
             self.check_update_body(t, &name, body)?;
         }
         let existing = match self.objects.get(&key) {
-            Some(o) => self.present(t, o),
+            Some(o) => self.present(t, o)?,
             None => {
                 return match change {
                     Change::Apply(applied) if t.subresource.is_none() => {
@@ -287,16 +300,31 @@ impl State {
         }
         result["metadata"]["resourceVersion"] = json!(current_rv);
         self.prepare(t, &mut result, applied)?;
+        let webhooks = preset.is_none() && !status_only;
+        match preset {
+            Some(managed) => set_managed_fields(&mut result, managed),
+            None if !applied => self.track_update(t, &existing, &mut result, w),
+            None => {}
+        }
+        if webhooks {
+            let review = admission::Review {
+                operation: "UPDATE",
+                object: Some(&result),
+                old_object: Some(&existing),
+                options: admission::options("UpdateOptions", w, None),
+                dry_run: w.dry_run,
+            };
+            if let Some(mutated) = self.mutating_admission(t, &review, warnings)? {
+                result = mutated;
+            }
+        }
+        // The strategy's PrepareForUpdate, after mutating admission: spec changes bump the
+        // generation.
         let spec_changed = without(&result, &["metadata", "status"])
             != without(&existing, &["metadata", "status"]);
         if spec_changed && !status_only {
             let generation = existing["metadata"]["generation"].as_i64().unwrap_or(1);
             result["metadata"]["generation"] = json!(generation + 1);
-        }
-        match preset {
-            Some(managed) => set_managed_fields(&mut result, managed),
-            None if !applied => self.track_update(t, &existing, &mut result, w),
-            None => {}
         }
         let admission = if status_only {
             Admission::Status(&existing)
@@ -304,6 +332,16 @@ impl State {
             Admission::Update(&existing)
         };
         self.validate(t, &result, admission, warnings)?;
+        if webhooks {
+            let review = admission::Review {
+                operation: "UPDATE",
+                object: Some(&result),
+                old_object: Some(&existing),
+                options: admission::options("UpdateOptions", w, None),
+                dry_run: w.dry_run,
+            };
+            self.validating_admission(t, &review, warnings)?;
+        }
         if without(&result, &["metadata"]) == without(&existing, &["metadata"])
             && result["metadata"] == existing["metadata"]
         {
@@ -323,11 +361,66 @@ impl State {
                 result["metadata"]["resourceVersion"] =
                     removed["metadata"]["resourceVersion"].clone();
             }
-            return Ok((200, self.present(t, &result)));
+            return Ok((200, self.present(t, &result)?));
         }
         let old = self.objects.get(&key).cloned();
-        let stored = self.commit(key, result, old);
-        Ok((200, self.present(t, &stored)))
+        let stored = self.to_storage(t, &result)?;
+        let stored = self.commit(key, stored, old);
+        Ok((200, self.present(t, &stored)?))
+    }
+}
+
+impl State {
+    /// Mutating admission of a create. The webhook sees the object as the apiserver holds it
+    /// before `BeforeCreate`: without uid, creationTimestamp and generation, and without the
+    /// name a generateName will get; those are set again after it.
+    fn admit_create(
+        &self,
+        t: &Target,
+        body: &Value,
+        sent_name: &str,
+        w: &WriteOptions,
+        warnings: &mut Vec<String>,
+    ) -> Result<Option<Value>, ApiError> {
+        let mut sent = body.clone();
+        sent["metadata"]["name"] = json!(sent_name);
+        if let Value::Object(m) = &mut sent["metadata"] {
+            for k in ["uid", "creationTimestamp", "generation"] {
+                m.remove(k);
+            }
+        }
+        let review = admission::Review {
+            operation: "CREATE",
+            object: Some(&sent),
+            old_object: None,
+            options: admission::options("CreateOptions", w, None),
+            dry_run: w.dry_run,
+        };
+        let Some(mut mutated) = self.mutating_admission(t, &review, warnings)? else {
+            return Ok(None);
+        };
+        if !mutated["metadata"].is_object() {
+            mutated["metadata"] = json!({});
+        }
+        for k in ["uid", "creationTimestamp", "generation", "namespace"] {
+            match body["metadata"].get(k) {
+                Some(v) => mutated["metadata"][k] = v.clone(),
+                None => {
+                    if let Value::Object(m) = &mut mutated["metadata"] {
+                        m.remove(k);
+                    }
+                }
+            }
+        }
+        if meta_str(&mutated, "name").is_none_or(str::is_empty) {
+            mutated["metadata"]["name"] = body["metadata"]["name"].clone();
+        }
+        if self.version(t).status
+            && let Value::Object(m) = &mut mutated
+        {
+            m.remove("status");
+        }
+        Ok(Some(mutated))
     }
 }
 
