@@ -96,16 +96,11 @@ impl<K> TypedValidator<K> for () {
 /// catch them, and to give the same verdict in the webhook's tests; deletes are passed on
 /// unchecked (the apiserver does not validate them either).
 ///
-/// ```no_run
-/// # use kubegen_runtime::webhook::{LocalValidation, Webhooks};
-/// # struct MyChecks;
-/// # type Widget = k8s_openapi::api::core::v1::ConfigMap;
-/// # impl kubegen_runtime::webhook::TypedValidator<Widget> for MyChecks {
-/// #     fn validate_create(&self, _: &kubegen_runtime::webhook::Admission<'_>, _: &Widget) -> kubegen_runtime::webhook::Verdict { todo!() }
-/// #     fn validate_update(&self, _: &kubegen_runtime::webhook::Admission<'_>, _: &Widget, _: &Widget) -> kubegen_runtime::webhook::Verdict { todo!() }
-/// # }
-/// // With a kubegen kind for `Widget`:
-/// let webhooks = Webhooks::new().typed_validator::<Widget>(LocalValidation::then(MyChecks));
+/// ```ignore
+/// // `Widget` is a kubegen kind, `MyChecks` a `TypedValidator<Widget>`.
+/// let webhooks = Webhooks::new()
+///     .defaults::<Widget>()
+///     .typed_validator::<Widget>(LocalValidation::then(MyChecks));
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct LocalValidation<V = ()> {
