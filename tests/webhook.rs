@@ -1009,15 +1009,26 @@ fn gizmo_review(operation: &str, object: Option<Value>, old: Option<Value>) -> V
     review
 }
 
-fn gizmo_path(admission: AdmissionType) -> String {
-    admission_path(admission, &WebhookKind::of::<v1::Gizmo>())
+impl Running {
+    /// An admission review of a Gizmo, sent to its mutating or validating path.
+    async fn gizmo(
+        &self,
+        admission: AdmissionType,
+        operation: &str,
+        object: Option<Value>,
+        old: Option<Value>,
+    ) -> (StatusCode, Value) {
+        let path = admission_path(admission, &WebhookKind::of::<v1::Gizmo>());
+        self.post(&path, &gizmo_review(operation, object, old))
+            .await
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_typed_defaulter_patches_only_what_it_changed() {
     let server = Running::self_signed_serving(typed_webhooks()).await;
-    // `spec.future` and `metadata.annotations` as sent: the first unknown to the type, both
-    // to stay untouched; a quantity the type would write back the same.
+    // `spec.future` and the top-level `extra` are unknown to the type: they stay as sent,
+    // like the annotations, so the patch holds only the default and the label.
     let mut original = gizmo(
         "g1",
         json!({"title": "t", "storage": "1Gi", "future": {"x": [1, 2]}}),
@@ -1025,9 +1036,11 @@ async fn a_typed_defaulter_patches_only_what_it_changed() {
     original["metadata"]["annotations"] = json!({"note": "kept"});
     original["extra"] = json!(true);
     let (status, body) = server
-        .post(
-            &gizmo_path(AdmissionType::Mutating),
-            &gizmo_review("CREATE", Some(original.clone()), None),
+        .gizmo(
+            AdmissionType::Mutating,
+            "CREATE",
+            Some(original.clone()),
+            None,
         )
         .await;
     assert_eq!(status, StatusCode::OK);
@@ -1052,19 +1065,18 @@ async fn a_typed_defaulter_patches_only_what_it_changed() {
 
     // Already defaulted: no patch. Denied by the author: no patch either.
     let (_, body) = server
-        .post(
-            &gizmo_path(AdmissionType::Mutating),
-            &gizmo_review("UPDATE", Some(expected.clone()), Some(expected.clone())),
+        .gizmo(
+            AdmissionType::Mutating,
+            "UPDATE",
+            Some(expected.clone()),
+            Some(expected.clone()),
         )
         .await;
     assert_eq!(body["response"]["allowed"], true);
     assert_eq!(body["response"].get("patch"), None);
     let denied = gizmo("g1", json!({"title": "deny me", "storage": "1Gi"}));
     let (_, body) = server
-        .post(
-            &gizmo_path(AdmissionType::Mutating),
-            &gizmo_review("CREATE", Some(denied), None),
-        )
+        .gizmo(AdmissionType::Mutating, "CREATE", Some(denied), None)
         .await;
     assert_eq!(body["response"]["allowed"], false);
     assert_eq!(body["response"]["status"]["code"], 403);
@@ -1082,10 +1094,7 @@ async fn an_object_that_does_not_decode_is_denied_naming_the_field() {
     );
     for admission in [AdmissionType::Mutating, AdmissionType::Validating] {
         let (status, body) = server
-            .post(
-                &gizmo_path(admission),
-                &gizmo_review("CREATE", Some(broken.clone()), None),
-            )
+            .gizmo(admission, "CREATE", Some(broken.clone()), None)
             .await;
         assert_eq!(status, StatusCode::OK);
         let response = &body["response"];
@@ -1114,9 +1123,11 @@ async fn an_object_that_does_not_decode_is_denied_naming_the_field() {
     }
     // A missing required field.
     let (_, body) = server
-        .post(
-            &gizmo_path(AdmissionType::Validating),
-            &gizmo_review("CREATE", Some(gizmo("g1", json!({"title": "t"}))), None),
+        .gizmo(
+            AdmissionType::Validating,
+            "CREATE",
+            Some(gizmo("g1", json!({"title": "t"}))),
+            None,
         )
         .await;
     assert_eq!(
@@ -1129,16 +1140,15 @@ async fn an_object_that_does_not_decode_is_denied_naming_the_field() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_typed_validator_sees_create_update_and_delete() {
     let server = Running::self_signed_serving(typed_webhooks()).await;
-    let path = gizmo_path(AdmissionType::Validating);
     let old = gizmo("g1", json!({"title": "a", "replicas": 2, "storage": "1Gi"}));
 
     let (_, body) = server
-        .post(&path, &gizmo_review("CREATE", Some(old.clone()), None))
+        .gizmo(AdmissionType::Validating, "CREATE", Some(old.clone()), None)
         .await;
     assert_eq!(body["response"]["allowed"], true, "{body}");
     let untitled = gizmo("g1", json!({"title": "", "storage": "1Gi"}));
     let (_, body) = server
-        .post(&path, &gizmo_review("CREATE", Some(untitled), None))
+        .gizmo(AdmissionType::Validating, "CREATE", Some(untitled), None)
         .await;
     assert_eq!(body["response"]["allowed"], false);
     assert_eq!(
@@ -1148,9 +1158,11 @@ async fn a_typed_validator_sees_create_update_and_delete() {
 
     let retitled = gizmo("g1", json!({"title": "b", "replicas": 2, "storage": "1Gi"}));
     let (_, body) = server
-        .post(
-            &path,
-            &gizmo_review("UPDATE", Some(retitled), Some(old.clone())),
+        .gizmo(
+            AdmissionType::Validating,
+            "UPDATE",
+            Some(retitled),
+            Some(old.clone()),
         )
         .await;
     let response = &body["response"];
@@ -1162,9 +1174,11 @@ async fn a_typed_validator_sees_create_update_and_delete() {
     );
     let scaled = gizmo("g1", json!({"title": "a", "replicas": 3, "storage": "1Gi"}));
     let (_, body) = server
-        .post(
-            &path,
-            &gizmo_review("UPDATE", Some(scaled), Some(old.clone())),
+        .gizmo(
+            AdmissionType::Validating,
+            "UPDATE",
+            Some(scaled),
+            Some(old.clone()),
         )
         .await;
     assert_eq!(body["response"]["allowed"], true);
@@ -1176,13 +1190,13 @@ async fn a_typed_validator_sees_create_update_and_delete() {
     let mut protected = old.clone();
     protected["metadata"]["labels"] = json!({"protected": "yes"});
     let (_, body) = server
-        .post(&path, &gizmo_review("DELETE", None, Some(protected)))
+        .gizmo(AdmissionType::Validating, "DELETE", None, Some(protected))
         .await;
     assert_eq!(body["response"]["allowed"], false);
     assert_eq!(body["response"]["status"]["code"], 403);
     assert_eq!(body["response"]["status"]["message"], "gizmo is protected");
     let (_, body) = server
-        .post(&path, &gizmo_review("DELETE", None, Some(old)))
+        .gizmo(AdmissionType::Validating, "DELETE", None, Some(old))
         .await;
     assert_eq!(body["response"]["allowed"], true);
     server.stop().await;
@@ -1191,14 +1205,13 @@ async fn a_typed_validator_sees_create_update_and_delete() {
 #[tokio::test(flavor = "multi_thread")]
 async fn local_validation_runs_first_with_the_apiservers_verdict() {
     let server = Running::self_signed_serving(typed_webhooks()).await;
-    let path = gizmo_path(AdmissionType::Validating);
     // Over the schema's maximum and against the CEL rule: the kind's own verdict.
     let bad = gizmo(
         "g1",
         json!({"title": "forbidden", "replicas": 11, "storage": "1Gi"}),
     );
     let (_, body) = server
-        .post(&path, &gizmo_review("CREATE", Some(bad.clone()), None))
+        .gizmo(AdmissionType::Validating, "CREATE", Some(bad.clone()), None)
         .await;
     let response = &body["response"];
     assert_eq!(response["allowed"], false);
@@ -1223,7 +1236,7 @@ async fn local_validation_runs_first_with_the_apiservers_verdict() {
         json!({"title": "b", "replicas": -1, "storage": "1Gi"}),
     );
     let (_, body) = server
-        .post(&path, &gizmo_review("UPDATE", Some(new), Some(old)))
+        .gizmo(AdmissionType::Validating, "UPDATE", Some(new), Some(old))
         .await;
     let causes = &body["response"]["status"]["details"]["causes"];
     assert_eq!(causes.as_array().unwrap().len(), 1, "{causes}");
