@@ -1251,10 +1251,10 @@ fn alpha_gizmo(i: usize) -> Value {
         "metadata": {"name": format!("g{i}"), "namespace": "default", "uid": format!("uid-{i}")},
         "spec": {"title": format!("gizmo {i}"), "size": format!("{}Gi", i + 1)},
     });
-    if i % 3 == 0 {
+    if i.is_multiple_of(3) {
         object["spec"]["replicas"] = json!(i % 10);
     }
-    if i % 7 == 0 {
+    if i.is_multiple_of(7) {
         object["metadata"]["labels"] = json!({"tier": format!("t{}", i % 4)});
     }
     object
