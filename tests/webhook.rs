@@ -11,10 +11,11 @@ use bytes::Bytes;
 use http::{Request, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper_util::rt::TokioIo;
+use kubegen::prelude::*;
 use kubegen::validation::{BadValue, FieldError};
 use kubegen::webhook::{
-    Admission, AdmissionType, ConversionError, SelfSigned, Tls, Verdict, WebhookKind,
-    WebhookServer, Webhooks, admission_path,
+    Admission, AdmissionType, ConversionError, Denial, LocalValidation, SelfSigned, Tls,
+    TypedValidator, Verdict, WebhookKind, WebhookServer, Webhooks, admission_path,
 };
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
@@ -147,7 +148,11 @@ struct Running {
 
 impl Running {
     async fn start(tls: Tls, ca_pem: String) -> Running {
-        let server = WebhookServer::new(webhooks(), tls)
+        Running::serving(webhooks(), tls, ca_pem).await
+    }
+
+    async fn serving(webhooks: Webhooks, tls: Tls, ca_pem: String) -> Running {
+        let server = WebhookServer::new(webhooks, tls)
             .unwrap()
             .admission_body_limit(64 * 1024)
             .bind("127.0.0.1:0".parse().unwrap())
@@ -172,8 +177,12 @@ impl Running {
     }
 
     async fn self_signed() -> Running {
+        Running::self_signed_serving(webhooks()).await
+    }
+
+    async fn self_signed_serving(webhooks: Webhooks) -> Running {
         let cert = SelfSigned::generate(&["127.0.0.1", "localhost"]).unwrap();
-        Running::start(cert.tls().unwrap(), cert.ca_pem).await
+        Running::serving(webhooks, cert.tls().unwrap(), cert.ca_pem).await
     }
 
     async fn connect(&self) -> Connection {
@@ -845,4 +854,486 @@ async fn shutdown_finishes_requests_in_flight() {
         .body(Full::new(Bytes::new()))
         .unwrap();
     assert!(ready.sender.send_request(request).await.is_err());
+}
+
+// Typed admission and generated conversions, on a kubegen kind whose versions differ:
+// v1alpha1 `size: "10Gi"`, v1 (the hub) `storage: 10Gi` and a `backup` v1alpha1 lacks.
+
+mod v1 {
+    use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+    use kubegen::prelude::*;
+
+    // `Default` by hand: std's derive would claim the `#[default]` marker.
+    #[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[resource(
+        group = "typed.example.com",
+        version = "v1",
+        kind = "Gizmo",
+        derive = "PartialEq"
+    )]
+    #[rule("self.title != 'forbidden'", message = "this title is not allowed")]
+    #[serde(rename_all = "camelCase")]
+    pub struct GizmoSpec {
+        pub title: String,
+        #[default(1)]
+        #[validate(minimum = 0, maximum = 10)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub replicas: Option<i32>,
+        pub storage: Quantity,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub backup: Option<String>,
+    }
+
+    impl Default for GizmoSpec {
+        fn default() -> Self {
+            GizmoSpec {
+                title: String::new(),
+                replicas: None,
+                storage: Quantity(String::new()),
+                backup: None,
+            }
+        }
+    }
+}
+
+mod v1alpha1 {
+    use kubegen::convert::{ConvertError, ManualConvert};
+    use kubegen::prelude::*;
+
+    #[derive(CustomResource, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[resource(
+        group = "typed.example.com",
+        version = "v1alpha1",
+        kind = "Gizmo",
+        storage = false,
+        derive = "PartialEq"
+    )]
+    #[convert(hub = super::v1::GizmoSpec, filled = ["storage"], restored = ["backup"])]
+    #[serde(rename_all = "camelCase")]
+    pub struct GizmoSpec {
+        pub title: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub replicas: Option<i32>,
+        #[convert(manual)]
+        pub size: String,
+    }
+
+    impl ManualConvert for GizmoSpec {
+        fn fill_hub(&self, hub: &mut super::v1::GizmoSpec) -> Result<(), ConvertError> {
+            if !self.size.ends_with("Gi") {
+                return Err(ConvertError::field(
+                    "spec.size",
+                    format!("{:?} is not in Gi", self.size),
+                ));
+            }
+            hub.storage.0.clone_from(&self.size);
+            Ok(())
+        }
+        fn fill_from_hub(&mut self, hub: &super::v1::GizmoSpec) -> Result<(), ConvertError> {
+            self.size.clone_from(&hub.storage.0);
+            Ok(())
+        }
+    }
+}
+
+/// The title never changes, and a gizmo labelled `protected` is not deleted.
+struct GizmoChecks;
+
+impl TypedValidator<v1::Gizmo> for GizmoChecks {
+    fn validate_create(&self, admission: &Admission<'_>, gizmo: &v1::Gizmo) -> Verdict {
+        assert_eq!(
+            admission.request.operation,
+            kube::core::admission::Operation::Create
+        );
+        if gizmo.spec.title.is_empty() {
+            return Verdict::from_errors(vec![FieldError::required("spec.title", "")]);
+        }
+        Verdict::allow()
+    }
+
+    fn validate_update(&self, _: &Admission<'_>, old: &v1::Gizmo, new: &v1::Gizmo) -> Verdict {
+        let mut verdict = Verdict::allow().with_warning("gizmos are best left alone");
+        if old.spec.title != new.spec.title {
+            verdict.denial = Some(Denial::Invalid(vec![FieldError::forbidden(
+                "spec.title",
+                "field is immutable",
+            )]));
+        }
+        verdict
+    }
+
+    fn validate_delete(&self, _: &Admission<'_>, old: &v1::Gizmo) -> Verdict {
+        let protected = old
+            .metadata
+            .labels
+            .as_ref()
+            .is_some_and(|l| l.contains_key("protected"));
+        if protected {
+            Verdict::forbidden("gizmo is protected")
+        } else {
+            Verdict::allow()
+        }
+    }
+}
+
+fn typed_webhooks() -> Webhooks {
+    Webhooks::new()
+        .generated_converters()
+        .defaulter::<v1::Gizmo>(|_: &Admission<'_>, gizmo: &mut v1::Gizmo| {
+            gizmo
+                .metadata
+                .labels
+                .get_or_insert_default()
+                .insert("defaulted".into(), "true".into());
+            if gizmo.spec.title == "deny me" {
+                return Verdict::forbidden("not this title");
+            }
+            Verdict::allow().with_warning("labelled")
+        })
+        .typed_validator::<v1::Gizmo>(LocalValidation::then(GizmoChecks))
+}
+
+fn gizmo(name: &str, spec: Value) -> Value {
+    json!({
+        "apiVersion": "typed.example.com/v1",
+        "kind": "Gizmo",
+        "metadata": {"name": name, "namespace": "default", "uid": format!("uid-{name}")},
+        "spec": spec,
+    })
+}
+
+fn gizmo_review(operation: &str, object: Option<Value>, old: Option<Value>) -> Value {
+    let mut review = admission_review(operation, &WebhookKind::of::<v1::Gizmo>(), object, old);
+    review["request"]["kind"]["kind"] = json!("Gizmo");
+    review["request"]["name"] = json!("g1");
+    review
+}
+
+impl Running {
+    /// An admission review of a Gizmo, sent to its mutating or validating path.
+    async fn gizmo(
+        &self,
+        admission: AdmissionType,
+        operation: &str,
+        object: Option<Value>,
+        old: Option<Value>,
+    ) -> (StatusCode, Value) {
+        let path = admission_path(admission, &WebhookKind::of::<v1::Gizmo>());
+        self.post(&path, &gizmo_review(operation, object, old))
+            .await
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_typed_defaulter_patches_only_what_it_changed() {
+    let server = Running::self_signed_serving(typed_webhooks()).await;
+    // `spec.future` and the top-level `extra` are unknown to the type: they stay as sent,
+    // like the annotations, so the patch holds only the default and the label.
+    let mut original = gizmo(
+        "g1",
+        json!({"title": "t", "storage": "1Gi", "future": {"x": [1, 2]}}),
+    );
+    original["metadata"]["annotations"] = json!({"note": "kept"});
+    original["extra"] = json!(true);
+    let (status, body) = server
+        .gizmo(
+            AdmissionType::Mutating,
+            "CREATE",
+            Some(original.clone()),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let response = &body["response"];
+    assert_eq!(response["allowed"], true, "{body}");
+    assert_eq!(response["warnings"], json!(["labelled"]));
+    let patch = decoded_patch(response);
+    assert_eq!(
+        serde_json::to_value(&patch).unwrap(),
+        json!([
+            {"op": "add", "path": "/metadata/labels", "value": {"defaulted": "true"}},
+            {"op": "add", "path": "/spec/replicas", "value": 1},
+        ]),
+        "only the default and the label"
+    );
+    let mut patched = original.clone();
+    json_patch::patch(&mut patched, &patch).unwrap();
+    let mut expected = original.clone();
+    expected["spec"]["replicas"] = json!(1);
+    expected["metadata"]["labels"] = json!({"defaulted": "true"});
+    assert_eq!(patched, expected);
+
+    // Already defaulted: no patch. Denied by the author: no patch either.
+    let (_, body) = server
+        .gizmo(
+            AdmissionType::Mutating,
+            "UPDATE",
+            Some(expected.clone()),
+            Some(expected.clone()),
+        )
+        .await;
+    assert_eq!(body["response"]["allowed"], true);
+    assert_eq!(body["response"].get("patch"), None);
+    let denied = gizmo("g1", json!({"title": "deny me", "storage": "1Gi"}));
+    let (_, body) = server
+        .gizmo(AdmissionType::Mutating, "CREATE", Some(denied), None)
+        .await;
+    assert_eq!(body["response"]["allowed"], false);
+    assert_eq!(body["response"]["status"]["code"], 403);
+    assert_eq!(body["response"]["status"]["message"], "not this title");
+    assert_eq!(body["response"].get("patch"), None);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_object_that_does_not_decode_is_denied_naming_the_field() {
+    let server = Running::self_signed_serving(typed_webhooks()).await;
+    let broken = gizmo(
+        "g1",
+        json!({"title": "t", "storage": "1Gi", "replicas": "three"}),
+    );
+    for admission in [AdmissionType::Mutating, AdmissionType::Validating] {
+        let (status, body) = server
+            .gizmo(admission, "CREATE", Some(broken.clone()), None)
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        let response = &body["response"];
+        assert_eq!(response["allowed"], false);
+        assert_eq!(response.get("patch"), None);
+        assert_eq!(
+            response["status"],
+            json!({
+                "status": "Failure",
+                "code": 422,
+                "reason": "Invalid",
+                "message": "Gizmo.typed.example.com \"g1\" is invalid: spec.replicas: Invalid value: \"three\": the object does not decode as Gizmo: invalid type: string \"three\", expected i32",
+                "details": {
+                    "name": "g1",
+                    "group": "typed.example.com",
+                    "kind": "Gizmo",
+                    "causes": [{
+                        "reason": "FieldValueTypeInvalid",
+                        "message": "Invalid value: \"three\": the object does not decode as Gizmo: invalid type: string \"three\", expected i32",
+                        "field": "spec.replicas",
+                    }],
+                },
+            }),
+            "{admission:?}"
+        );
+    }
+    // A missing required field.
+    let (_, body) = server
+        .gizmo(
+            AdmissionType::Validating,
+            "CREATE",
+            Some(gizmo("g1", json!({"title": "t"}))),
+            None,
+        )
+        .await;
+    assert_eq!(
+        body["response"]["status"]["details"]["causes"],
+        json!([{"reason": "FieldValueRequired", "message": "Required value: the object does not decode as Gizmo", "field": "spec.storage"}])
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_typed_validator_sees_create_update_and_delete() {
+    let server = Running::self_signed_serving(typed_webhooks()).await;
+    let old = gizmo("g1", json!({"title": "a", "replicas": 2, "storage": "1Gi"}));
+
+    let (_, body) = server
+        .gizmo(AdmissionType::Validating, "CREATE", Some(old.clone()), None)
+        .await;
+    assert_eq!(body["response"]["allowed"], true, "{body}");
+    let untitled = gizmo("g1", json!({"title": "", "storage": "1Gi"}));
+    let (_, body) = server
+        .gizmo(AdmissionType::Validating, "CREATE", Some(untitled), None)
+        .await;
+    assert_eq!(body["response"]["allowed"], false);
+    assert_eq!(
+        body["response"]["status"]["message"],
+        "Gizmo.typed.example.com \"g1\" is invalid: spec.title: Required value"
+    );
+
+    let retitled = gizmo("g1", json!({"title": "b", "replicas": 2, "storage": "1Gi"}));
+    let (_, body) = server
+        .gizmo(
+            AdmissionType::Validating,
+            "UPDATE",
+            Some(retitled),
+            Some(old.clone()),
+        )
+        .await;
+    let response = &body["response"];
+    assert_eq!(response["allowed"], false);
+    assert_eq!(response["warnings"], json!(["gizmos are best left alone"]));
+    assert_eq!(
+        response["status"]["details"]["causes"],
+        json!([{"reason": "FieldValueForbidden", "message": "Forbidden: field is immutable", "field": "spec.title"}])
+    );
+    let scaled = gizmo("g1", json!({"title": "a", "replicas": 3, "storage": "1Gi"}));
+    let (_, body) = server
+        .gizmo(
+            AdmissionType::Validating,
+            "UPDATE",
+            Some(scaled),
+            Some(old.clone()),
+        )
+        .await;
+    assert_eq!(body["response"]["allowed"], true);
+    assert_eq!(
+        body["response"]["warnings"],
+        json!(["gizmos are best left alone"])
+    );
+
+    let mut protected = old.clone();
+    protected["metadata"]["labels"] = json!({"protected": "yes"});
+    let (_, body) = server
+        .gizmo(AdmissionType::Validating, "DELETE", None, Some(protected))
+        .await;
+    assert_eq!(body["response"]["allowed"], false);
+    assert_eq!(body["response"]["status"]["code"], 403);
+    assert_eq!(body["response"]["status"]["message"], "gizmo is protected");
+    let (_, body) = server
+        .gizmo(AdmissionType::Validating, "DELETE", None, Some(old))
+        .await;
+    assert_eq!(body["response"]["allowed"], true);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn local_validation_runs_first_with_the_apiservers_verdict() {
+    let server = Running::self_signed_serving(typed_webhooks()).await;
+    // Over the schema's maximum and against the CEL rule: the kind's own verdict.
+    let bad = gizmo(
+        "g1",
+        json!({"title": "forbidden", "replicas": 11, "storage": "1Gi"}),
+    );
+    let (_, body) = server
+        .gizmo(AdmissionType::Validating, "CREATE", Some(bad.clone()), None)
+        .await;
+    let response = &body["response"];
+    assert_eq!(response["allowed"], false);
+    let typed: v1::Gizmo = serde_json::from_value(bad).unwrap();
+    let local = typed.validate().unwrap_err().into_invalid().unwrap();
+    assert_eq!(local.causes.len(), 2, "{local}");
+    // The same verdict the kind gives locally, as the webhook's denial.
+    assert_eq!(response["status"]["message"], local.to_string());
+    assert_eq!(
+        response["status"]["details"]["causes"],
+        local.to_status()["details"]["causes"]
+    );
+    assert!(
+        local.to_string().contains("spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10"),
+        "{local}"
+    );
+
+    // On update the title check would fire too, but local validation answers first.
+    let old = gizmo("g1", json!({"title": "a", "replicas": 1, "storage": "1Gi"}));
+    let new = gizmo(
+        "g1",
+        json!({"title": "b", "replicas": -1, "storage": "1Gi"}),
+    );
+    let (_, body) = server
+        .gizmo(AdmissionType::Validating, "UPDATE", Some(new), Some(old))
+        .await;
+    let causes = &body["response"]["status"]["details"]["causes"];
+    assert_eq!(causes.as_array().unwrap().len(), 1, "{causes}");
+    assert_eq!(causes[0]["field"], "spec.replicas");
+    server.stop().await;
+}
+
+fn alpha_gizmo(i: usize) -> Value {
+    let mut object = json!({
+        "apiVersion": "typed.example.com/v1alpha1",
+        "kind": "Gizmo",
+        "metadata": {"name": format!("g{i}"), "namespace": "default", "uid": format!("uid-{i}")},
+        "spec": {"title": format!("gizmo {i}"), "size": format!("{}Gi", i + 1)},
+    });
+    if i.is_multiple_of(3) {
+        object["spec"]["replicas"] = json!(i % 10);
+    }
+    if i.is_multiple_of(7) {
+        object["metadata"]["labels"] = json!({"tier": format!("t{}", i % 4)});
+    }
+    object
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn generated_conversions_round_trip_through_the_server() {
+    let webhooks = typed_webhooks();
+    assert!(webhooks.paths().contains(&"/convert".to_owned()));
+    let server = Running::self_signed_serving(webhooks).await;
+    let originals: Vec<Value> = (0..100).map(alpha_gizmo).collect();
+    let (status, body) = server
+        .post(
+            "/convert",
+            &conversion_review("typed.example.com/v1", originals.clone()),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["response"]["result"]["status"], "Success", "{body}");
+    let hubs = body["response"]["convertedObjects"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(hubs.len(), 100);
+    for (hub, original) in hubs.iter().zip(&originals) {
+        assert_eq!(hub["apiVersion"], "typed.example.com/v1");
+        assert_eq!(hub["spec"]["storage"], original["spec"]["size"]);
+        assert!(hub["spec"].get("size").is_none());
+        // The same as conversion-gen's own conversion.
+        assert_eq!(
+            *hub,
+            kubegen::convert::convert(original.clone(), "typed.example.com/v1").unwrap()
+        );
+    }
+    let (_, body) = server
+        .post(
+            "/convert",
+            &conversion_review("typed.example.com/v1alpha1", hubs),
+        )
+        .await;
+    assert_eq!(body["response"]["result"]["status"], "Success", "{body}");
+    assert_eq!(body["response"]["convertedObjects"], json!(originals));
+
+    // A hub field v1alpha1 lacks survives the way down and back.
+    let backed_up = gizmo(
+        "b",
+        json!({"title": "t", "storage": "2Gi", "backup": "daily"}),
+    );
+    let (_, body) = server
+        .post(
+            "/convert",
+            &conversion_review("typed.example.com/v1alpha1", vec![backed_up.clone()]),
+        )
+        .await;
+    let alpha = body["response"]["convertedObjects"][0].clone();
+    assert!(alpha["spec"].get("backup").is_none());
+    let (_, body) = server
+        .post(
+            "/convert",
+            &conversion_review("typed.example.com/v1", vec![alpha]),
+        )
+        .await;
+    assert_eq!(body["response"]["convertedObjects"], json!([backed_up]));
+
+    // A conversion error fails the review with its text.
+    let mut bad = alpha_gizmo(1);
+    bad["spec"]["size"] = json!("12Mi");
+    let (_, body) = server
+        .post(
+            "/convert",
+            &conversion_review("typed.example.com/v1", vec![alpha_gizmo(0), bad]),
+        )
+        .await;
+    let result = &body["response"]["result"];
+    assert_eq!(result["status"], "Failure");
+    assert_eq!(
+        result["message"],
+        "converting object 1 to typed.example.com/v1: Gizmo typed.example.com/v1alpha1: spec.size: \"12Mi\" is not in Gi"
+    );
+    assert_eq!(body["response"]["convertedObjects"], json!([]));
+    server.stop().await;
 }

@@ -143,6 +143,31 @@ impl<K: CustomResource + Serialize> Validate for K {
     }
 }
 
+/// The verdict on creating `object` (no `old`) or replacing `old` with it, with the
+/// warnings the apiserver sends beside it (ratcheted CEL errors on an update): what
+/// [`Validate`] answers, for admission webhooks that pass the warnings on.
+#[cfg(feature = "webhook")]
+pub(crate) fn check<K: CustomResource + Serialize>(
+    object: &K,
+    old: Option<&K>,
+) -> Result<(Result<(), Invalid>, Vec<String>), ValidateError> {
+    let (validator, mut object) = prepared(object)?;
+    let checked = match old {
+        None => validator.check_create(&object),
+        Some(old) => {
+            let (_, mut old) = prepared(old)?;
+            carry_server_metadata(&mut object, &mut old);
+            validator.check_update(&object, &old)
+        }
+    };
+    let verdict = match verdict(&object, checked.errors) {
+        Ok(()) => Ok(()),
+        Err(ValidateError::Invalid(invalid)) => Err(invalid),
+        Err(other) => return Err(other),
+    };
+    Ok((verdict, checked.warnings))
+}
+
 /// What the apiserver fills in on an update before validating it: the stored object's uid,
 /// creation time and namespace, and a resourceVersion (which a client sends and objects
 /// built locally lack).

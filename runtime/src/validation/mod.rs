@@ -38,6 +38,8 @@ mod values;
 use serde_json::Value;
 
 pub use field::{BadValue, ErrorType, FieldError, NIL_PATH, aggregate, invalid_message};
+#[cfg(feature = "webhook")]
+pub(crate) use local::check as check_locally;
 pub use local::{Invalid, Validate, ValidateError};
 pub use names::NameRule;
 pub use schema::Schema;

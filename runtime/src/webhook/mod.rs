@@ -28,20 +28,24 @@
 mod admission;
 mod convert;
 mod error;
+mod generated;
 pub(crate) mod inprocess;
 mod registry;
 mod response;
 mod server;
 mod tls;
+mod typed;
 
 pub use admission::{Admission, Denial, Mutator, Validator, Verdict};
 pub use convert::{ConversionError, Converter};
 pub use error::WebhookError;
+pub use generated::GeneratedConverter;
 pub use registry::{AdmissionType, WebhookKind, Webhooks, admission_path, webhook_name};
 pub use server::{
     BoundServer, DEFAULT_ADMISSION_BODY_LIMIT, DEFAULT_CONVERSION_BODY_LIMIT, WebhookServer,
 };
 pub use tls::{DEFAULT_RELOAD_INTERVAL, SelfSigned, Tls};
+pub use typed::{Defaulter, LocalValidation, TypedValidator};
 
 /// The path of the conversion webhook: a CRD's `spec.conversion.webhook.clientConfig` names it.
 pub const CONVERT_PATH: &str = "/convert";

@@ -1,0 +1,48 @@
+//! Conversion webhooks from conversion-gen: the generated hub-and-spoke conversions
+//! ([`crate::convert::convert`]) registered as [`Converter`]s.
+
+use serde_json::Value;
+
+use super::convert::{ConversionError, Converter};
+use super::registry::Webhooks;
+use crate::convert::{ConvertError, convert, registered_versions};
+
+/// A [`Converter`] through the conversions the derive generated for every kind with
+/// `#[convert(hub = ...)]`: spoke → hub → spoke, any registered kind.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GeneratedConverter;
+
+impl Converter for GeneratedConverter {
+    fn convert(&self, object: Value, desired_api_version: &str) -> Result<Value, ConversionError> {
+        convert(object, desired_api_version).map_err(|error| match error {
+            ConvertError::UnknownVersion { api_version, .. } => {
+                ConversionError::UnknownVersion { api_version }
+            }
+            malformed @ (ConvertError::Decode { .. } | ConvertError::MissingTypeMeta(_)) => {
+                ConversionError::Malformed(malformed.to_string())
+            }
+            other => ConversionError::Failed(other.to_string()),
+        })
+    }
+}
+
+impl Webhooks {
+    /// Converts every kind that has generated conversions (every group and kind in
+    /// [`registered_versions`]) with [`GeneratedConverter`]. Converters registered for other
+    /// kinds stay; a later [`converter`](Self::converter) for one of these kinds replaces it.
+    pub fn generated_converters(self) -> Self {
+        let mut kinds: Vec<(&str, &str)> = registered_versions()
+            .into_iter()
+            .map(|(group, kind, _, _)| (group, kind))
+            .collect();
+        kinds.dedup();
+        kinds.into_iter().fold(self, |webhooks, (group, kind)| {
+            webhooks.converter(group, kind, GeneratedConverter)
+        })
+    }
+
+    /// Converts `K`'s kind (any of its versions) with [`GeneratedConverter`].
+    pub fn generated_converter<K: kube::Resource<DynamicType = ()>>(self) -> Self {
+        self.converter(K::group(&()), K::kind(&()), GeneratedConverter)
+    }
+}
