@@ -33,6 +33,7 @@ mod response;
 mod server;
 mod tls;
 
+pub use crate::endpoints::CONVERT_PATH;
 pub use admission::{Admission, Denial, Mutator, Validator, Verdict};
 pub use convert::{ConversionError, Converter};
 pub use error::WebhookError;
@@ -41,6 +42,3 @@ pub use server::{
     BoundServer, DEFAULT_ADMISSION_BODY_LIMIT, DEFAULT_CONVERSION_BODY_LIMIT, WebhookServer,
 };
 pub use tls::{DEFAULT_RELOAD_INTERVAL, SelfSigned, Tls};
-
-/// The path of the conversion webhook: a CRD's `spec.conversion.webhook.clientConfig` names it.
-pub const CONVERT_PATH: &str = "/convert";
