@@ -13,7 +13,6 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 };
 
 use super::WebhookManifestError;
-use crate::endpoints::CONVERT_PATH;
 
 /// The port the apiserver calls a webhook service on when none is given.
 pub const DEFAULT_SERVICE_PORT: u16 = 443;
@@ -150,53 +149,45 @@ impl WebhookEndpoint {
         self.ca_bundle.as_deref()
     }
 
-    /// `(service (namespace, name, port, path), url)` for a webhook served at `path`.
-    fn address(&self, path: &str) -> (Option<(String, String, i32, String)>, Option<String>) {
-        match &self.target {
+    /// A CRD conversion webhook's `clientConfig` for a webhook served at `path`.
+    pub(super) fn client_config(&self, path: &str) -> WebhookClientConfig {
+        let (service, url) = match &self.target {
             WebhookTarget::Service {
                 namespace,
                 name,
                 port,
-            } => (
-                Some((
-                    namespace.clone(),
-                    name.clone(),
-                    i32::from(*port),
-                    path.to_owned(),
-                )),
-                None,
-            ),
+            } => {
+                let service = ServiceReference {
+                    name: name.clone(),
+                    namespace: namespace.clone(),
+                    path: Some(path.to_owned()),
+                    port: Some(i32::from(*port)),
+                };
+                (Some(service), None)
+            }
             WebhookTarget::Url(base) => (None, Some(format!("{base}{path}"))),
-        }
-    }
-
-    fn ca(&self) -> Option<ByteString> {
-        self.ca_bundle.clone().map(ByteString)
-    }
-
-    pub(super) fn conversion_client_config(&self) -> WebhookClientConfig {
-        let (service, url) = self.address(CONVERT_PATH);
+        };
         WebhookClientConfig {
-            ca_bundle: self.ca(),
-            service: service.map(|(namespace, name, port, path)| ServiceReference {
-                name,
-                namespace,
-                path: Some(path),
-                port: Some(port),
-            }),
+            ca_bundle: self.ca_bundle.clone().map(ByteString),
+            service,
             url,
         }
     }
 
+    /// The same, as an admission webhook's `clientConfig` (the same fields in another group).
     pub(super) fn admission_client_config(&self, path: &str) -> AdmissionClientConfig {
-        let (service, url) = self.address(path);
+        let WebhookClientConfig {
+            ca_bundle,
+            service,
+            url,
+        } = self.client_config(path);
         AdmissionClientConfig {
-            ca_bundle: self.ca(),
-            service: service.map(|(namespace, name, port, path)| AdmissionServiceReference {
-                name,
-                namespace,
-                path: Some(path),
-                port: Some(port),
+            ca_bundle,
+            service: service.map(|s| AdmissionServiceReference {
+                name: s.name,
+                namespace: s.namespace,
+                path: s.path,
+                port: s.port,
             }),
             url,
         }

@@ -38,7 +38,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 
-use crate::endpoints::{AdmissionType, WebhookKind, admission_path, webhook_name};
+use crate::endpoints::{AdmissionType, CONVERT_PATH, WebhookKind, admission_path, webhook_name};
 use crate::registry;
 use crate::resource::ResourceInfo;
 /// The review version kubegen's webhook server speaks, for both conversion and admission.
@@ -116,7 +116,7 @@ pub fn with_conversion(crd: &mut CustomResourceDefinition, endpoint: &WebhookEnd
     crd.spec.conversion = Some(CustomResourceConversion {
         strategy: "Webhook".into(),
         webhook: Some(WebhookConversion {
-            client_config: Some(endpoint.conversion_client_config()),
+            client_config: Some(endpoint.client_config(CONVERT_PATH)),
             conversion_review_versions: vec![REVIEW_VERSION.into()],
         }),
     });
