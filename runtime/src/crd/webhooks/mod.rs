@@ -209,7 +209,7 @@ impl Default for WebhookOptions {
 }
 
 /// A webhook's `failurePolicy`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum FailurePolicy {
     /// Reject the request when the webhook cannot answer (the apiserver's default).
     #[default]
