@@ -3,7 +3,6 @@
 
 use std::path::Path;
 
-use base64::Engine as _;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::admissionregistration::v1::{
     ServiceReference as AdmissionServiceReference, WebhookClientConfig as AdmissionClientConfig,
@@ -11,6 +10,8 @@ use k8s_openapi::api::admissionregistration::v1::{
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     ServiceReference, WebhookClientConfig,
 };
+use rustls_pki_types::CertificateDer;
+use rustls_pki_types::pem::PemObject;
 
 use super::WebhookManifestError;
 
@@ -233,35 +234,21 @@ fn check_url(url: &str) -> Result<(), WebhookManifestError> {
     Ok(())
 }
 
-/// At least one `CERTIFICATE` PEM block whose body is base64: what the apiserver's client
-/// needs to build its trust pool from the bundle.
+/// Whether `pem` holds a certificate the apiserver can trust: as Go's
+/// `CertPool.AppendCertsFromPEM`, which the apiserver builds its client from, at least one
+/// `CERTIFICATE` block that parses as an X.509 certificate.
 fn holds_certificate(pem: &[u8]) -> bool {
-    let text = String::from_utf8_lossy(pem);
-    let mut rest = text.as_ref();
-    while let Some(start) = rest.find("-----BEGIN CERTIFICATE-----") {
-        let body = &rest[start + "-----BEGIN CERTIFICATE-----".len()..];
-        let Some(end) = body.find("-----END CERTIFICATE-----") else {
-            break;
-        };
-        let base64: String = body[..end].split_whitespace().collect();
-        if !base64.is_empty()
-            && base64::engine::general_purpose::STANDARD
-                .decode(&base64)
-                .is_ok()
-        {
-            return true;
-        }
-        rest = &body[end..];
-    }
-    false
+    CertificateDer::pem_slice_iter(pem)
+        .filter_map(Result::ok)
+        .any(|der| webpki::anchor_from_trusted_cert(&der).is_ok())
 }
 
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
 
-    pub(crate) const CERT: &str =
-        "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n";
+    /// A self-signed CA (made with `openssl req -x509`, valid until 2126).
+    pub(crate) const CERT: &str = include_str!("test-ca.crt");
 
     fn url_error(url: &str) -> String {
         match WebhookEndpoint::url(url) {
@@ -320,10 +307,15 @@ pub(super) mod tests {
     fn ca_bundles_must_hold_a_certificate() {
         let e = WebhookEndpoint::url("https://h").unwrap();
         assert!(e.clone().with_ca_bundle(CERT.into()).is_ok());
+        let not_x509 =
+            "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n";
+        let key = CERT.replace("CERTIFICATE", "PRIVATE KEY");
         for bad in [
             "",
             "hello",
             "-----BEGIN CERTIFICATE-----\n!!\n-----END CERTIFICATE-----\n",
+            not_x509,
+            &key,
         ] {
             assert!(matches!(
                 e.clone().with_ca_bundle(bad.into()),

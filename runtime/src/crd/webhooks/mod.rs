@@ -75,7 +75,7 @@ pub enum WebhookManifestError {
     },
     /// The CA bundle holds no PEM certificate.
     #[error(
-        "the CA bundle {source_name} holds no PEM certificate (`-----BEGIN CERTIFICATE-----` with base64 inside)"
+        "the CA bundle {source_name} holds no PEM certificate (a `-----BEGIN CERTIFICATE-----` block with an X.509 certificate)"
     )]
     CaBundleNotPem {
         /// The file it was read from, or `given` for bytes passed in.
