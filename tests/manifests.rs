@@ -441,7 +441,7 @@ fn the_apiserver_accepts_the_manifests_and_reads_them_back_unchanged() {
         let name = crd.metadata.name.clone().unwrap();
         kubegen::crd::install_crds(
             &e.client,
-            &[crd.clone()],
+            std::slice::from_ref(&crd),
             "manifests-test",
             Duration::from_secs(30),
         )
