@@ -83,6 +83,14 @@ fn base64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
+/// crdgen's YAML output as its documents.
+fn yaml_documents(out: &str) -> Vec<Value> {
+    out.split("---\n")
+        .filter(|d| !d.is_empty())
+        .map(|d| serde_yaml_ng::from_str(d).unwrap())
+        .collect()
+}
+
 /// crdgen's JSON output as its items.
 fn items(out: &str) -> Vec<Value> {
     let list: Value = serde_json::from_str(out).unwrap();
@@ -210,11 +218,7 @@ fn a_service_endpoint_in_yaml_and_in_an_out_dir() {
     ];
     let (code, out, err) = crdgen(&args);
     assert_eq!((code, err.as_str()), (0, ""));
-    let documents: Vec<Value> = out
-        .split("---\n")
-        .filter(|d| !d.is_empty())
-        .map(|d| serde_yaml_ng::from_str(d).unwrap())
-        .collect();
+    let documents = yaml_documents(&out);
     assert_eq!(documents.len(), 3);
     assert_eq!(
         documents[0]["spec"]["conversion"]["webhook"]["clientConfig"],
@@ -254,11 +258,7 @@ fn a_service_endpoint_in_yaml_and_in_an_out_dir() {
 fn without_an_endpoint_nothing_changes() {
     let (code, out, err) = crdgen(&[]);
     assert_eq!((code, err.as_str()), (0, ""));
-    let documents: Vec<Value> = out
-        .split("---\n")
-        .filter(|d| !d.is_empty())
-        .map(|d| serde_yaml_ng::from_str(d).unwrap())
-        .collect();
+    let documents = yaml_documents(&out);
     let mut crds = kubegen::registry::crds().unwrap();
     crds.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
     let expected: Vec<Value> = crds

@@ -228,30 +228,33 @@ impl FailurePolicy {
     }
 }
 
-/// The parts both kinds of webhook share, for one kind and version.
-struct Common {
-    name: String,
-    client_config: AdmissionClientConfig,
-    rules: Vec<RuleWithOperations>,
-}
-
-fn common(
+/// `kind`'s webhook at `info`'s version, with what validating and mutating webhooks share.
+fn webhook(
     admission: AdmissionType,
     info: &ResourceInfo,
     endpoint: &WebhookEndpoint,
+    options: &WebhookOptions,
     operations: &[&str],
-) -> Common {
+) -> ValidatingWebhook {
     let kind = WebhookKind::new(info.group, info.version, info.plural);
-    Common {
-        name: webhook_name(admission, &kind),
+    ValidatingWebhook {
+        admission_review_versions: vec![REVIEW_VERSION.into()],
         client_config: endpoint.admission_client_config(&admission_path(admission, &kind)),
-        rules: vec![RuleWithOperations {
+        failure_policy: Some(options.failure_policy.as_str().into()),
+        match_conditions: None,
+        match_policy: Some("Equivalent".into()),
+        name: webhook_name(admission, &kind),
+        namespace_selector: Some(LabelSelector::default()),
+        object_selector: Some(LabelSelector::default()),
+        rules: Some(vec![RuleWithOperations {
             api_groups: Some(vec![info.group.into()]),
             api_versions: Some(vec![info.version.into()]),
             operations: Some(operations.iter().map(|o| (*o).to_owned()).collect()),
             resources: Some(vec![info.plural.into()]),
             scope: Some(info.scope.as_str().into()),
-        }],
+        }]),
+        side_effects: "None".into(),
+        timeout_seconds: Some(options.timeout_seconds),
     }
 }
 
@@ -262,6 +265,13 @@ fn check_options(options: &WebhookOptions) -> Result<(), WebhookManifestError> {
         Err(WebhookManifestError::InvalidTimeout(
             options.timeout_seconds,
         ))
+    }
+}
+
+fn metadata(name: &str) -> ObjectMeta {
+    ObjectMeta {
+        name: Some(name.to_owned()),
+        ..ObjectMeta::default()
     }
 }
 
@@ -276,73 +286,63 @@ pub fn mutating_webhook_configuration(
     options: &WebhookOptions,
 ) -> Result<MutatingWebhookConfiguration, WebhookManifestError> {
     check_options(options)?;
+    let operations = ["CREATE", "UPDATE"];
     let webhooks = kinds
         .iter()
         .map(|info| {
-            let c = common(
+            let w = webhook(
                 AdmissionType::Mutating,
                 info,
                 endpoint,
-                &["CREATE", "UPDATE"],
+                options,
+                &operations,
             );
             MutatingWebhook {
-                admission_review_versions: vec![REVIEW_VERSION.into()],
-                client_config: c.client_config,
-                failure_policy: Some(options.failure_policy.as_str().into()),
-                match_conditions: None,
-                match_policy: Some("Equivalent".into()),
-                name: c.name,
-                namespace_selector: Some(LabelSelector::default()),
-                object_selector: Some(LabelSelector::default()),
+                admission_review_versions: w.admission_review_versions,
+                client_config: w.client_config,
+                failure_policy: w.failure_policy,
+                match_conditions: w.match_conditions,
+                match_policy: w.match_policy,
+                name: w.name,
+                namespace_selector: w.namespace_selector,
+                object_selector: w.object_selector,
                 reinvocation_policy: Some("Never".into()),
-                rules: Some(c.rules),
-                side_effects: "None".into(),
-                timeout_seconds: Some(options.timeout_seconds),
+                rules: w.rules,
+                side_effects: w.side_effects,
+                timeout_seconds: w.timeout_seconds,
             }
         })
         .collect();
     Ok(MutatingWebhookConfiguration {
-        metadata: ObjectMeta {
-            name: Some(options.mutating_configuration_name.clone()),
-            ..ObjectMeta::default()
-        },
+        metadata: metadata(&options.mutating_configuration_name),
         webhooks: Some(webhooks),
     })
 }
 
 /// A `ValidatingWebhookConfiguration` with one webhook per entry of `kinds`: CREATE, UPDATE
-/// and DELETE, otherwise as [`mutating_webhook_configuration`].
+/// and DELETE, otherwise as [`mutating_webhook_configuration`] (without a reinvocation
+/// policy, which only mutating webhooks have).
 pub fn validating_webhook_configuration(
     kinds: &[&ResourceInfo],
     endpoint: &WebhookEndpoint,
     options: &WebhookOptions,
 ) -> Result<ValidatingWebhookConfiguration, WebhookManifestError> {
     check_options(options)?;
+    let operations = ["CREATE", "UPDATE", "DELETE"];
     let webhooks = kinds
         .iter()
         .map(|info| {
-            let operations = ["CREATE", "UPDATE", "DELETE"];
-            let c = common(AdmissionType::Validating, info, endpoint, &operations);
-            ValidatingWebhook {
-                admission_review_versions: vec![REVIEW_VERSION.into()],
-                client_config: c.client_config,
-                failure_policy: Some(options.failure_policy.as_str().into()),
-                match_conditions: None,
-                match_policy: Some("Equivalent".into()),
-                name: c.name,
-                namespace_selector: Some(LabelSelector::default()),
-                object_selector: Some(LabelSelector::default()),
-                rules: Some(c.rules),
-                side_effects: "None".into(),
-                timeout_seconds: Some(options.timeout_seconds),
-            }
+            webhook(
+                AdmissionType::Validating,
+                info,
+                endpoint,
+                options,
+                &operations,
+            )
         })
         .collect();
     Ok(ValidatingWebhookConfiguration {
-        metadata: ObjectMeta {
-            name: Some(options.validating_configuration_name.clone()),
-            ..ObjectMeta::default()
-        },
+        metadata: metadata(&options.validating_configuration_name),
         webhooks: Some(webhooks),
     })
 }
