@@ -4,6 +4,9 @@
 
 use std::fmt;
 
+/// The path of the conversion webhook: a CRD's `spec.conversion.webhook.clientConfig` names it.
+pub const CONVERT_PATH: &str = "/convert";
+
 /// The group written in admission paths for the core group (whose name is empty).
 pub(crate) const CORE_GROUP_SEGMENT: &str = "core";
 

@@ -3,6 +3,7 @@
 pub mod crdgen;
 mod install;
 mod migrate;
+pub mod webhooks;
 
 pub use install::{InstallError, install, install_crds, is_established};
 pub use migrate::{MigrateError, Migration, migrate_storage_version};

@@ -36,6 +36,7 @@ mod server;
 mod tls;
 mod typed;
 
+pub use crate::endpoints::CONVERT_PATH;
 pub use admission::{Admission, Denial, Mutator, Validator, Verdict};
 pub use convert::{ConversionError, Converter};
 pub use error::WebhookError;
@@ -46,6 +47,3 @@ pub use server::{
 };
 pub use tls::{DEFAULT_RELOAD_INTERVAL, SelfSigned, Tls};
 pub use typed::{Defaulter, LocalValidation, TypedValidator};
-
-/// The path of the conversion webhook: a CRD's `spec.conversion.webhook.clientConfig` names it.
-pub const CONVERT_PATH: &str = "/convert";

@@ -1,4 +1,5 @@
-//! `crdgen`: prints every registered CRD.
+//! `crdgen`: prints every registered CRD, and with a webhook endpoint the conversion and
+//! admission webhook manifests (see [`WebhookArgs`]).
 //!
 //! A user's binary is one line:
 //!
@@ -15,7 +16,12 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use serde_json::Value;
 
 use crate::crd::CrdError;
+use crate::crd::webhooks::WebhookManifestError;
 use crate::registry;
+
+mod webhooks;
+
+pub use webhooks::WebhookArgs;
 
 /// Output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -27,6 +33,10 @@ pub enum Format {
 }
 
 /// Prints the CustomResourceDefinitions of every kind registered in this binary.
+///
+/// With a webhook endpoint (--webhook-service or --webhook-url), kinds with generated
+/// conversions get `spec.conversion` strategy Webhook, and --mutating / --validating add a
+/// MutatingWebhookConfiguration / ValidatingWebhookConfiguration after the CRDs.
 #[derive(Clone, Debug, Parser)]
 #[command(name = "crdgen", version)]
 pub struct Args {
@@ -37,8 +47,8 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Yaml)]
     pub format: Format,
-    /// Write one file per CRD (`<crd-name>.yaml` or `.json`) into this folder instead of
-    /// printing to standard output.
+    /// Write one file per CRD (`<crd-name>.yaml` or `.json`) and per webhook configuration
+    /// (`<configuration-name>.yaml`) into this folder instead of printing to standard output.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
     /// Cut every description to at most this many characters (0 drops them), to keep large
@@ -48,6 +58,9 @@ pub struct Args {
     /// List the registered kinds instead of printing CRDs.
     #[arg(long)]
     pub list: bool,
+    /// The conversion and admission webhooks.
+    #[command(flatten)]
+    pub webhooks: WebhookArgs,
 }
 
 /// Why crdgen failed.
@@ -56,6 +69,14 @@ pub enum CrdgenError {
     /// A kind's CRD could not be built.
     #[error(transparent)]
     Crd(#[from] CrdError),
+    /// A webhook manifest could not be built (a bad URL or CA bundle, an unknown kind, ...).
+    #[error(transparent)]
+    Webhook(#[from] WebhookManifestError),
+    /// A webhook option was given without an endpoint to call.
+    #[error(
+        "{0} needs the webhook server's address: give --webhook-service NAMESPACE/NAME[:PORT] or --webhook-url URL"
+    )]
+    NeedsEndpoint(&'static str),
     /// `--kind` named nothing registered.
     #[error("no registered kind matches `{0}` (run with --list to see them)")]
     UnknownKind(String),
@@ -131,8 +152,9 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CrdgenError> {
         }
         return Ok(());
     }
-    let crds = select(registry::crds()?, &args.kinds)?;
-    let mut documents = Vec::with_capacity(crds.len());
+    let mut crds = select(registry::crds()?, &args.kinds)?;
+    let manifests = webhooks::apply(&args.webhooks, &mut crds)?;
+    let mut documents = Vec::with_capacity(crds.len() + manifests.len());
     for crd in &crds {
         let name = crd.metadata.name.clone().unwrap_or_default();
         let mut value = serde_json::to_value(crd).map_err(|e| CrdgenError::Serialize {
@@ -145,6 +167,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CrdgenError> {
         integral_floats_as_integers(&mut value);
         documents.push((name, value));
     }
+    documents.extend(manifests);
     match &args.out_dir {
         Some(dir) => {
             std::fs::create_dir_all(dir).map_err(io(&dir.display().to_string()))?;
