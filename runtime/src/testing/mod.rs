@@ -43,6 +43,11 @@ pub use self::backend::{Backend, TestEnv, TestEnvError};
 pub use self::envtest::{Envtest, EnvtestBuilder, EnvtestError};
 pub use self::http::ResponseBody;
 pub use self::status::ApiError;
+/// A webhook configuration's `failurePolicy`, for [`ApiServer::admission_unavailable`]: with
+/// `Fail` the request fails (500 InternalError), with `Ignore` it is admitted as if the
+/// webhook had allowed it.
+#[cfg(feature = "webhook")]
+pub use crate::crd::webhooks::FailurePolicy;
 use state::{KindEntry, State};
 
 use crate::registry;
@@ -289,17 +294,6 @@ impl ApiServer {
             .unavailable
             .retain(|(a, k, _)| !(*a == admission && k == kind));
     }
-}
-
-/// A webhook configuration's `failurePolicy`: what the apiserver does when it cannot call
-/// the webhook.
-#[cfg(feature = "webhook")]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FailurePolicy {
-    /// The request fails (500 InternalError).
-    Fail,
-    /// The request is admitted as if the webhook had allowed it.
-    Ignore,
 }
 
 /// Fault injection for tests: what a flaky apiserver does to its clients.
