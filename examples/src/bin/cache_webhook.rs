@@ -17,7 +17,8 @@ use std::process::ExitCode;
 use kubegen::webhook::{SelfSigned, Tls, WebhookServer};
 use kubegen_examples::cache;
 
-const USAGE: &str = "usage: cache_webhook (--cert FILE --key FILE | --self-signed DIR) [--addr ADDR]";
+const USAGE: &str =
+    "usage: cache_webhook (--cert FILE --key FILE | --self-signed DIR) [--addr ADDR]";
 
 /// Where the certificate comes from.
 enum Source {
@@ -61,7 +62,10 @@ fn tls(source: &Source) -> Result<Tls, String> {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
             let ca = dir.join("ca.crt");
             std::fs::write(&ca, &generated.ca_pem).map_err(|e| format!("{}: {e}", ca.display()))?;
-            eprintln!("cache_webhook: CA for the caBundle written to {}", ca.display());
+            eprintln!(
+                "cache_webhook: CA for the caBundle written to {}",
+                ca.display()
+            );
             generated.tls().map_err(|e| e.to_string())
         }
     }

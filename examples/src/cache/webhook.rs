@@ -68,7 +68,8 @@ impl TypedValidator<Cache> for CacheChecks {
         let verdict = Verdict::from_errors(errors);
         let replicas = |c: &Cache| c.spec.replicas.unwrap_or(1);
         if replicas(new) == 1 && replicas(old) > 1 {
-            return verdict.with_warning("spec.replicas: a single replica loses its data on restart");
+            return verdict
+                .with_warning("spec.replicas: a single replica loses its data on restart");
         }
         verdict
     }
