@@ -454,3 +454,45 @@ async fn a_webhook_that_is_down_fails_or_is_ignored_by_its_policy(e: TestEnv) {
     tokio::time::sleep(Duration::from_millis(500)).await;
     new.create(&pp, &admitted).await.unwrap();
 }
+
+/// `cache_webhook --self-signed DIR` writes its CA and serves; bad arguments get the usage.
+#[test]
+fn the_cache_webhook_binary_serves_and_explains_its_arguments() {
+    use std::io::{BufRead, BufReader};
+    let binary = env!("CARGO_BIN_EXE_cache_webhook");
+    let dir = std::env::temp_dir().join(format!("kubegen-cache-webhook-{}", std::process::id()));
+    let mut child = std::process::Command::new(binary)
+        .args([
+            "--self-signed",
+            dir.to_str().unwrap(),
+            "--addr",
+            "127.0.0.1:0",
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let second = lines.next().unwrap().unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(first.contains("CA for the caBundle written to"), "{first}");
+    assert!(
+        second.starts_with("cache_webhook: serving on https://127.0.0.1:"),
+        "{second}"
+    );
+    let ca = std::fs::read_to_string(dir.join("ca.crt")).unwrap();
+    assert!(ca.starts_with("-----BEGIN CERTIFICATE-----"));
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let output = std::process::Command::new(binary)
+        .arg("--cert")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let err = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        err.contains("--cert needs a value") && err.contains("usage: cache_webhook"),
+        "{err}"
+    );
+}
