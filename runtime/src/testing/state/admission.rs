@@ -24,6 +24,41 @@ pub(super) struct Review<'a> {
     pub dry_run: bool,
 }
 
+impl<'a> Review<'a> {
+    /// A CREATE of `object`.
+    pub fn create(object: &'a Value, w: &WriteOptions) -> Self {
+        Review {
+            operation: "CREATE",
+            object: Some(object),
+            old_object: None,
+            options: options("CreateOptions", w, None),
+            dry_run: w.dry_run,
+        }
+    }
+
+    /// An UPDATE of `old` to `object`.
+    pub fn update(object: &'a Value, old: &'a Value, w: &WriteOptions) -> Self {
+        Review {
+            operation: "UPDATE",
+            object: Some(object),
+            old_object: Some(old),
+            options: options("UpdateOptions", w, None),
+            dry_run: w.dry_run,
+        }
+    }
+
+    /// A DELETE of `old`, with the request's `DeleteOptions` body.
+    pub fn delete(old: &'a Value, w: &WriteOptions, body: &Value) -> Self {
+        Review {
+            operation: "DELETE",
+            object: None,
+            old_object: Some(old),
+            options: options("DeleteOptions", w, Some(body)),
+            dry_run: w.dry_run,
+        }
+    }
+}
+
 #[cfg_attr(not(feature = "webhook"), allow(dead_code))]
 impl Review<'_> {
     /// The name the apiserver's admission attributes carry: the object's (empty on a create
@@ -37,7 +72,7 @@ impl Review<'_> {
 }
 
 /// `CreateOptions`, `UpdateOptions` or `DeleteOptions` as admission shows them.
-pub(super) fn options(kind: &str, w: &WriteOptions, body: Option<&Value>) -> Value {
+fn options(kind: &str, w: &WriteOptions, body: Option<&Value>) -> Value {
     let mut options = body
         .cloned()
         .filter(Value::is_object)

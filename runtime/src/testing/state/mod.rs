@@ -663,13 +663,7 @@ impl State {
             )));
         }
         let old_object = self.present(t, &existing)?;
-        let review = admission::Review {
-            operation: "DELETE",
-            object: None,
-            old_object: Some(&old_object),
-            options: admission::options("DeleteOptions", w, Some(options)),
-            dry_run: w.dry_run,
-        };
+        let review = admission::Review::delete(&old_object, w, options);
         self.validating_admission(t, &review, warnings)?;
         // propagationPolicy is accepted; with no garbage collector there are no dependents.
         let held = existing["metadata"]["finalizers"]

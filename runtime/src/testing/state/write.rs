@@ -99,13 +99,7 @@ impl State {
             body = mutated;
         }
         self.validate(t, &body, Admission::Create, warnings)?;
-        let review = admission::Review {
-            operation: "CREATE",
-            object: Some(&body),
-            old_object: None,
-            options: admission::options("CreateOptions", w, None),
-            dry_run: w.dry_run,
-        };
+        let review = admission::Review::create(&body, w);
         self.validating_admission(t, &review, warnings)?;
         // Validation comes first: an invalid object is refused as invalid even when its name
         // is taken.
@@ -307,13 +301,7 @@ impl State {
             None => {}
         }
         if webhooks {
-            let review = admission::Review {
-                operation: "UPDATE",
-                object: Some(&result),
-                old_object: Some(&existing),
-                options: admission::options("UpdateOptions", w, None),
-                dry_run: w.dry_run,
-            };
+            let review = admission::Review::update(&result, &existing, w);
             if let Some(mutated) = self.mutating_admission(t, &review, warnings)? {
                 result = mutated;
             }
@@ -333,13 +321,7 @@ impl State {
         };
         self.validate(t, &result, admission, warnings)?;
         if webhooks {
-            let review = admission::Review {
-                operation: "UPDATE",
-                object: Some(&result),
-                old_object: Some(&existing),
-                options: admission::options("UpdateOptions", w, None),
-                dry_run: w.dry_run,
-            };
+            let review = admission::Review::update(&result, &existing, w);
             self.validating_admission(t, &review, warnings)?;
         }
         if without(&result, &["metadata"]) == without(&existing, &["metadata"])
@@ -389,13 +371,7 @@ impl State {
                 m.remove(k);
             }
         }
-        let review = admission::Review {
-            operation: "CREATE",
-            object: Some(&sent),
-            old_object: None,
-            options: admission::options("CreateOptions", w, None),
-            dry_run: w.dry_run,
-        };
+        let review = admission::Review::create(&sent, w);
         let Some(mut mutated) = self.mutating_admission(t, &review, warnings)? else {
             return Ok(None);
         };
