@@ -6,143 +6,14 @@ use std::sync::{Arc, Mutex};
 
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams};
-use kubegen::convert::ConvertError;
 use kubegen::testing::{ApiServer, FailurePolicy};
 use kubegen::validation::{BadValue, FieldError};
 use kubegen::webhook::{Admission, AdmissionType, Verdict, WebhookKind, Webhooks};
 use serde_json::{Value, json};
 
-pub mod v1 {
-    use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-    use kubegen::prelude::*;
+mod store;
 
-    /// The hub: the storage version.
-    #[derive(CustomResource, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-    #[resource(
-        group = "inmem.example.com",
-        version = "v1",
-        kind = "Store",
-        status = "StoreStatus",
-        derive = "PartialEq"
-    )]
-    #[serde(rename_all = "camelCase")]
-    pub struct StoreSpec {
-        pub engine: Engine,
-        pub version: String,
-        pub storage: Quantity,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub backup: Option<Backup>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub tuning: Option<Tuning>,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        pub users: Vec<String>,
-    }
-
-    /// Shared by both versions (converted as itself).
-    #[derive(ApiType, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-    #[serde(rename_all = "lowercase")]
-    pub enum Engine {
-        #[default]
-        Postgres,
-        Mysql,
-    }
-
-    /// Only v1 has backups.
-    #[derive(ApiType, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    pub struct Backup {
-        pub schedule: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub retention_days: Option<u32>,
-    }
-
-    /// A nested struct each version defines for itself.
-    #[derive(ApiType, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    pub struct Tuning {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub max_connections: Option<i32>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub parameters: Option<std::collections::BTreeMap<String, String>>,
-    }
-
-    /// Observed state, the same in both versions.
-    #[derive(ApiType, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    pub struct StoreStatus {
-        #[serde(default)]
-        pub ready: bool,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub endpoint: Option<String>,
-    }
-}
-
-pub mod v1alpha1 {
-    use kubegen::convert::{ConvertError, ManualConvert};
-    use kubegen::prelude::*;
-
-    /// A spoke: `size` instead of `storage`, no `backup`.
-    #[derive(CustomResource, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-    #[resource(
-        group = "inmem.example.com",
-        version = "v1alpha1",
-        kind = "Store",
-        status = "super::v1::StoreStatus",
-        storage = false,
-        derive = "PartialEq"
-    )]
-    #[convert(hub = super::v1::StoreSpec, filled = ["storage"], restored = ["backup"])]
-    #[serde(rename_all = "camelCase")]
-    pub struct StoreSpec {
-        pub engine: super::v1::Engine,
-        pub version: String,
-        /// Disk size, e.g. "10Gi".
-        #[convert(manual)]
-        pub size: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub tuning: Option<Tuning>,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        pub users: Vec<String>,
-    }
-
-    /// v1alpha1's own `Tuning`, converted field by field to v1's.
-    #[derive(ApiType, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-    #[convert(hub = super::v1::Tuning)]
-    #[serde(rename_all = "camelCase")]
-    pub struct Tuning {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub max_connections: Option<i32>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub parameters: Option<std::collections::BTreeMap<String, String>>,
-    }
-
-    impl ManualConvert for StoreSpec {
-        fn fill_hub(&self, hub: &mut super::v1::StoreSpec) -> Result<(), ConvertError> {
-            hub.storage = super::parse_size(&self.size)?;
-            Ok(())
-        }
-        fn fill_from_hub(&mut self, hub: &super::v1::StoreSpec) -> Result<(), ConvertError> {
-            self.size = hub.storage.0.clone();
-            Ok(())
-        }
-    }
-}
-
-/// A size as v1alpha1 accepts it: digits and a binary suffix.
-fn parse_size(size: &str) -> Result<Quantity, ConvertError> {
-    let digits = size.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-    let suffix = &size[digits.len()..];
-    if digits.is_empty()
-        || !digits.bytes().all(|b| b.is_ascii_digit())
-        || !["", "Ki", "Mi", "Gi", "Ti"].contains(&suffix)
-    {
-        return Err(ConvertError::field(
-            "spec.size",
-            format!("{size:?} is not a size such as \"10Gi\""),
-        ));
-    }
-    Ok(Quantity(size.to_owned()))
-}
+use store::{v1, v1alpha1};
 
 fn alpha(name: &str, size: &str) -> v1alpha1::Store {
     v1alpha1::Store::new(
@@ -302,7 +173,7 @@ async fn a_failing_conversion_answers_as_a_failing_conversion_webhook() {
     assert_eq!(code, 500);
     assert_eq!(
         message,
-        "conversion webhook for inmem.example.com/v1alpha1, Kind=Store failed: spec.size: \"lots\" is not a size such as \"10Gi\""
+        "conversion webhook for convert.example.com/v1alpha1, Kind=Store failed: spec.size: \"lots\" is not a size such as \"10Gi\""
     );
 }
 
@@ -310,7 +181,7 @@ async fn a_failing_conversion_answers_as_a_failing_conversion_webhook() {
 type Calls = Arc<Mutex<Vec<(String, String, String, bool)>>>;
 
 fn webhooks(calls: &Calls) -> Webhooks {
-    let kind = WebhookKind::new("inmem.example.com", "v1", "stores");
+    let kind = WebhookKind::new("convert.example.com", "v1", "stores");
     let (mutations, validations) = (calls.clone(), calls.clone());
     let record = |calls: &Calls, a: &Admission<'_>| {
         let request = a.request;
@@ -419,8 +290,8 @@ async fn admission_runs_mutating_then_validation_then_validating() {
     assert_eq!((code, reason.as_str()), (422, "Invalid"));
     assert_eq!(
         message,
-        "admission webhook \"validate-v1.stores.inmem.example.com\" denied the request: \
-         Store.inmem.example.com \"c\" is invalid: spec.storage: Invalid value: \"13Gi\": unlucky size"
+        "admission webhook \"validate-v1.stores.convert.example.com\" denied the request: \
+         Store.convert.example.com \"c\" is invalid: spec.storage: Invalid value: \"13Gi\": unlucky size"
     );
     assert!(v1s.get_opt("c").await.unwrap().is_none());
 
@@ -475,7 +346,7 @@ async fn admission_runs_mutating_then_validation_then_validating() {
     assert_eq!((code, reason.as_str()), (403, "Forbidden"));
     assert_eq!(
         message,
-        "admission webhook \"validate-v1.stores.inmem.example.com\" denied the request: protected stores cannot be deleted"
+        "admission webhook \"validate-v1.stores.convert.example.com\" denied the request: protected stores cannot be deleted"
     );
     let last = calls.lock().unwrap().last().cloned().unwrap();
     assert_eq!((last.0.as_str(), last.2.as_str()), ("Delete", "v1alpha1"));
@@ -486,7 +357,7 @@ async fn unavailable_webhooks_follow_their_failure_policy() {
     let server = ApiServer::new();
     let calls = Calls::default();
     server.admission(webhooks(&calls));
-    let kind = WebhookKind::new("inmem.example.com", "v1", "stores");
+    let kind = WebhookKind::new("convert.example.com", "v1", "stores");
     let client = server.client();
     let (alphas, _) = apis(&client);
 
@@ -499,7 +370,7 @@ async fn unavailable_webhooks_follow_their_failure_policy() {
     );
     assert_eq!((code, reason.as_str()), (500, "InternalError"));
     assert!(
-        message.starts_with("Internal error occurred: failed calling webhook \"mutate-v1.stores.inmem.example.com\": "),
+        message.starts_with("Internal error occurred: failed calling webhook \"mutate-v1.stores.convert.example.com\": "),
         "{message}"
     );
 
