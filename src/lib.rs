@@ -43,8 +43,8 @@ pub use kubegen_derive::{ApiType, CustomResource};
 pub use kubegen_derive::test;
 pub use kubegen_runtime::{
     ApiFields, CrdError, CustomResource, DeepCopy, Defaults, FieldInfo, List, PrinterColumn,
-    ResourceInfo, ScaleInfo, Scope, cache, client, convert, crd, crdgen, fieldpath, informer,
-    registry, schema, selector, validation, workqueue,
+    ResourceInfo, ScaleInfo, Scope, apply, cache, client, convert, crd, crdgen, fieldpath,
+    informer, registry, schema, selector, validation, workqueue,
 };
 
 /// The in-memory API server for tests (feature `testing`), and `Envtest`, a real etcd +
@@ -60,6 +60,7 @@ pub use kubegen_runtime::webhook;
 /// schemars' derive-facing names.
 pub mod prelude {
     pub use crate::{ApiType, CustomResource};
+    pub use kubegen_runtime::apply::ObjectConfiguration as _;
     pub use kubegen_runtime::validation::Validate;
     pub use kubegen_runtime::{DeepCopy, Defaults};
     pub use schemars::JsonSchema;

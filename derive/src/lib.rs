@@ -58,6 +58,7 @@ fn run(input: &DeriveInput, which: Which) -> proc_macro2::TokenStream {
     if let Some(resource) = &model.resource {
         out.extend(expand::kind::expand(model, resource));
         out.extend(expand::client::expand(model, resource));
+        out.extend(expand::apply::expand_kind(model, resource));
         out.extend(expand::lister::expand(model, resource));
         out.extend(expand::convert::expand_kind(model, resource));
     }

@@ -14,12 +14,14 @@ use kube::api::Api;
 use kube::core::Status;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 
 pub use kube::api::{
     DeleteParams, ListParams, Patch, PatchParams, PostParams, Preconditions, PropagationPolicy,
     WatchEvent, WatchParams,
 };
 
+use crate::apply::{Apply, ObjectConfiguration};
 use crate::defaults::Defaults;
 use crate::resource::List;
 
@@ -186,6 +188,19 @@ pub enum Deleted<K> {
     Terminating(K),
 }
 
+fn apply_params(field_manager: &str, force: bool) -> PatchParams {
+    let mut params = PatchParams::apply(field_manager);
+    params.force = force;
+    params
+}
+
+/// The name an apply configuration addresses, and its JSON.
+fn apply_patch<C: ObjectConfiguration>(configuration: &C) -> Result<(String, Value)> {
+    let patch = serde_json::to_value(configuration)
+        .map_err(|e| ClientError::Transport(kube::Error::SerdeError(e)))?;
+    Ok((configuration.name().to_owned(), patch))
+}
+
 /// A typed client for one kind in one namespace, or for a cluster-scoped kind.
 pub struct ResourceClient<K> {
     api: Api<K>,
@@ -344,11 +359,48 @@ impl<K: Kind> ResourceClient<K> {
     /// Server-side apply of `object` as `field_manager`; `force` takes conflicting fields.
     pub async fn apply(&self, object: &K, field_manager: &str, force: bool) -> Result<K> {
         let name = object.meta().name.clone().unwrap_or_default();
-        let mut params = PatchParams::apply(field_manager);
-        params.force = force;
+        let params = apply_params(field_manager, force);
         Ok(self
             .api
             .patch(&name, &params, &Patch::Apply(object))
+            .await?)
+    }
+
+    /// Server-side apply of an apply configuration as `field_manager`: only the fields the
+    /// configuration sets are sent, so only they become the manager's; `force` takes fields
+    /// another manager owns instead of failing with a conflict.
+    pub async fn apply_config(
+        &self,
+        configuration: &K::Configuration,
+        field_manager: &str,
+        force: bool,
+    ) -> Result<K>
+    where
+        K: Apply,
+        K::Configuration: ObjectConfiguration,
+    {
+        let (name, patch) = apply_patch(configuration)?;
+        let params = apply_params(field_manager, force);
+        Ok(self.api.patch(&name, &params, &Patch::Apply(patch)).await?)
+    }
+
+    /// Server-side apply through the status subresource: only `status` (and nothing the
+    /// configuration sets elsewhere) is applied.
+    pub async fn apply_config_status(
+        &self,
+        configuration: &K::Configuration,
+        field_manager: &str,
+        force: bool,
+    ) -> Result<K>
+    where
+        K: Apply + HasStatusSubresource,
+        K::Configuration: ObjectConfiguration,
+    {
+        let (name, patch) = apply_patch(configuration)?;
+        let params = apply_params(field_manager, force);
+        Ok(self
+            .api
+            .patch_status(&name, &params, &Patch::Apply(patch))
             .await?)
     }
 

@@ -4,6 +4,7 @@
 //! Each module mirrors one generator in `kubegen-derive`: the derive names types and fixes
 //! field lists; the logic lives here, once, where it is tested.
 
+pub mod apply;
 pub mod cache;
 pub mod client;
 pub mod convert;

@@ -1,5 +1,6 @@
 //! Expand: one module per generator. Nothing here re-checks input: `check` already did.
 
+pub mod apply;
 pub mod client;
 pub mod convert;
 pub mod deepcopy;
@@ -21,7 +22,9 @@ pub fn api_type(model: &Model, deferred: &Deferred) -> TokenStream {
     let defaults = defaults::expand(model);
     let schema = schema::expand(model);
     let fields = fields::expand(model, deferred);
+    let apply = apply::expand(model);
     quote! {
+        #apply
         #deepcopy
         #defaults
         #schema

@@ -71,6 +71,7 @@ pub enum Repr {
 /// A field, with what serde and kubegen say about it.
 pub struct Field<'a> {
     pub member: syn::Member,
+    pub vis: &'a syn::Visibility,
     pub ty: &'a Type,
     pub span: Span,
     /// Serialized name.
@@ -150,6 +151,7 @@ fn field<'a>(
     let a = &f.attrs;
     Field {
         member: f.member.clone(),
+        vis: &f.original.vis,
         ty: f.ty,
         span: field_span(f.original),
         name: a.name().serialize_name().value.clone(),

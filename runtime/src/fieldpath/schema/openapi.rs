@@ -241,6 +241,12 @@ impl Schema {
         Ok(b.finish(root))
     }
 
+    /// The types the apiserver tracks a kind's fields with: from its schema, or — when the
+    /// schema cannot be typed — by what the fields hold, as the apiserver falls back to.
+    pub fn from_openapi_or_deduced(open_api_v3_schema: &Value) -> Schema {
+        Schema::from_openapi(open_api_v3_schema).unwrap_or_else(|_| Schema::deduced())
+    }
+
     /// The schema the apiserver falls back to when a kind has none: every field typed by what
     /// it holds.
     pub fn deduced() -> Schema {

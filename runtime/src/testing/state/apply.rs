@@ -15,12 +15,6 @@ use crate::validation::openapi;
 
 static SCALE_SCHEMA: LazyLock<Schema> = LazyLock::new(Schema::scale);
 
-/// The field types of a version, from its schema as the apiserver builds them (typed by
-/// what fields hold when the schema cannot be typed, as the apiserver falls back to).
-pub(super) fn field_types(schema: &Value) -> Schema {
-    Schema::from_openapi(schema).unwrap_or_else(|_| Schema::deduced())
-}
-
 fn scale_schema(api_version: &str) -> Option<&'static Schema> {
     (api_version == SCALE_API_VERSION).then_some(&*SCALE_SCHEMA)
 }

@@ -82,7 +82,7 @@ impl KindEntry {
                 VersionEntry {
                     name: i.version,
                     served: i.served,
-                    types: apply::field_types(&schema),
+                    types: crate::fieldpath::schema::Schema::from_openapi_or_deduced(&schema),
                     schema,
                     status: i.status,
                     scale: i.scale,

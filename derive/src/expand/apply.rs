@@ -1,0 +1,345 @@
+//! applyconfiguration-gen: `<Type>ApplyConfiguration` for every struct with named fields,
+//! `<Kind>ApplyConfiguration` for the kind with its identity, and the Extract functions.
+//!
+//! Every field of a configuration is an `Option` of the field type's own configuration
+//! (`<T as Apply>::Configuration`), left out of the JSON when `None`.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::Type;
+use syn::ext::IdentExt;
+
+use super::client::snake_case;
+use crate::parse::{Field, Model, ResourceArgs, Shape, generic_arg, option_inner};
+
+fn apply_trait() -> TokenStream {
+    quote!(::kubegen::apply::Apply)
+}
+
+fn configuration_of(ty: &Type) -> TokenStream {
+    let apply = apply_trait();
+    quote!(<#ty as #apply>::Configuration)
+}
+
+/// `impl Apply` for a type written whole.
+fn own_configuration(ident: &syn::Ident) -> TokenStream {
+    let apply = apply_trait();
+    let serde = quote!(::kubegen::__private::serde);
+    quote! {
+        impl #apply for #ident
+        where
+            for<'__a> #ident: #serde::Serialize + #serde::de::DeserializeOwned,
+        {
+            type Configuration = Self;
+        }
+    }
+}
+
+/// The configuration of a spec or API type.
+pub fn expand(model: &Model) -> TokenStream {
+    let ident = &model.input.ident;
+    let fields = match &model.shape {
+        Shape::Struct(fields)
+            if model.wire_override.is_none() && fields.iter().all(|f| f.custom_serde.is_none()) =>
+        {
+            fields
+        }
+        Shape::Union(_) => return TokenStream::new(),
+        // Enums, newtypes and types with their own wire format are one value.
+        _ => return own_configuration(ident),
+    };
+    let fields: Vec<&Field> = fields.iter().filter(|f| !f.skipped).collect();
+    let cfg = format_ident!("{}ApplyConfiguration", ident);
+    let vis = &model.input.vis;
+    let doc = format!(
+        "The apply configuration of [`{ident}`] (applyconfiguration-gen): every field optional, \
+         only what was set is serialized."
+    );
+    let decls = fields.iter().map(|f| {
+        let m = &f.member;
+        let fvis = f.vis;
+        let name = &f.name;
+        let ty = configuration_of(f.ty);
+        let docs = f.docs.as_ref().map(|d| quote!(#[doc = #d]));
+        let serde = if f.flatten {
+            quote!(#[serde(flatten)])
+        } else {
+            quote!(#[serde(rename = #name, default, skip_serializing_if = "::core::option::Option::is_none")])
+        };
+        quote! {
+            #docs
+            #serde
+            #fvis #m: ::core::option::Option<#ty>,
+        }
+    });
+    let builders = fields.iter().map(|f| builder(f));
+    let derives = clone_debug(model.input);
+    let apply = apply_trait();
+    quote! {
+        #[doc = #doc]
+        #[derive(#derives ::core::default::Default, ::kubegen::__private::serde::Serialize, ::kubegen::__private::serde::Deserialize)]
+        #[serde(crate = "::kubegen::__private::serde")]
+        #vis struct #cfg {
+            #(#decls)*
+        }
+
+        impl #apply for #ident {
+            type Configuration = #cfg;
+        }
+
+        impl #cfg {
+            /// An empty configuration: sets nothing.
+            #[inline]
+            pub fn new() -> Self {
+                ::core::default::Default::default()
+            }
+
+            #(#builders)*
+        }
+    }
+}
+
+/// `Clone` and `Debug` for a configuration when its type derives them (its fields'
+/// configurations then have them too).
+fn clone_debug(input: &syn::DeriveInput) -> TokenStream {
+    let mut derives = TokenStream::new();
+    for (name, path) in [
+        ("Clone", quote!(::core::clone::Clone,)),
+        ("Debug", quote!(::core::fmt::Debug,)),
+    ] {
+        let derived = input.attrs.iter().any(|a| {
+            a.path().is_ident("derive")
+                && a.parse_args_with(
+                    syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+                )
+                .is_ok_and(|paths| {
+                    paths
+                        .iter()
+                        .any(|p| p.segments.last().is_some_and(|s| s.ident == name))
+                })
+        });
+        if derived {
+            derives.extend(path);
+        }
+    }
+    derives
+}
+
+/// What a field holds, for its builder: lists append, maps insert, the rest is set.
+enum Holds<'a> {
+    List(&'a Type),
+    Map(&'a Type, &'a Type),
+    One,
+}
+
+fn holds(ty: &Type) -> Holds<'_> {
+    let ty = option_inner(ty).unwrap_or(ty);
+    if let Some(item) = generic_arg(ty, "Vec") {
+        return Holds::List(item);
+    }
+    if let Type::Path(p) = ty
+        && let Some(last) = p.path.segments.last()
+        && (last.ident == "BTreeMap" || last.ident == "HashMap")
+        && let syn::PathArguments::AngleBracketed(args) = &last.arguments
+        && let [syn::GenericArgument::Type(k), syn::GenericArgument::Type(v)] =
+            args.args.iter().collect::<Vec<_>>().as_slice()
+    {
+        return Holds::Map(k, v);
+    }
+    Holds::One
+}
+
+fn builder(f: &Field) -> TokenStream {
+    let m = &f.member;
+    let label = match m {
+        syn::Member::Named(i) => i.unraw().to_string(),
+        syn::Member::Unnamed(i) => i.index.to_string(),
+    };
+    let with = syn::Ident::new(&format!("with_{label}"), Span::call_site());
+    let holds = if f.flatten { Holds::One } else { holds(f.ty) };
+    match holds {
+        Holds::List(item) => {
+            let item = configuration_of(item);
+            let doc = format!("Appends items to `{}`.", f.name);
+            quote! {
+                #[doc = #doc]
+                pub fn #with(mut self, items: impl ::core::iter::IntoIterator<Item = impl ::core::convert::Into<#item>>) -> Self {
+                    let list = self.#m.get_or_insert_with(::core::default::Default::default);
+                    ::core::iter::Extend::extend(list, ::core::iter::Iterator::map(::core::iter::IntoIterator::into_iter(items), ::core::convert::Into::into));
+                    self
+                }
+            }
+        }
+        Holds::Map(key, value) => {
+            let value = configuration_of(value);
+            let doc = format!(
+                "Adds entries to `{}` (a later value for a key replaces an earlier one).",
+                f.name
+            );
+            quote! {
+                #[doc = #doc]
+                pub fn #with<__K: ::core::convert::Into<#key>, __V: ::core::convert::Into<#value>>(mut self, entries: impl ::core::iter::IntoIterator<Item = (__K, __V)>) -> Self {
+                    let map = self.#m.get_or_insert_with(::core::default::Default::default);
+                    for (k, v) in entries {
+                        map.insert(::core::convert::Into::into(k), ::core::convert::Into::into(v));
+                    }
+                    self
+                }
+            }
+        }
+        Holds::One => {
+            let ty = configuration_of(f.ty);
+            let doc = format!("Sets `{}`.", f.name);
+            quote! {
+                #[doc = #doc]
+                pub fn #with(mut self, value: impl ::core::convert::Into<#ty>) -> Self {
+                    self.#m = ::core::option::Option::Some(::core::convert::Into::into(value));
+                    self
+                }
+            }
+        }
+    }
+}
+
+/// The kind's configuration: identity fixed by `new`, metadata, spec and status.
+pub fn expand_kind(model: &Model, r: &ResourceArgs) -> TokenStream {
+    let spec = &model.input.ident;
+    let vis = &model.input.vis;
+    let kind_name = r.kind.as_str();
+    let kind = format_ident!("{}", kind_name);
+    let cfg = format_ident!("{}ApplyConfiguration", kind_name);
+    let api_version = format!("{}/{}", r.group.as_str(), r.version.as_str());
+    let cluster = r.scope.as_ref().is_some_and(|s| s.as_str() == "Cluster");
+    let meta =
+        quote!(::kubegen::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta);
+    let apply = apply_trait();
+    let spec_cfg = configuration_of(&syn::parse_quote!(#spec));
+    let status_ty = r.status.as_ref().map(|s| &s.0);
+    let status_cfg = status_ty.map(configuration_of);
+    let skip = quote!(#[serde(default, skip_serializing_if = "::core::option::Option::is_none")]);
+    let status_decl = status_cfg.as_ref().map(|t| {
+        quote! {
+            /// Observed state, applied through the status subresource.
+            #skip
+            pub status: ::core::option::Option<#t>,
+        }
+    });
+    let status_init = status_ty.map(|_| quote!(status: ::core::option::Option::None,));
+    let status_builder = status_cfg.as_ref().map(|t| {
+        quote! {
+            /// Sets `status`.
+            pub fn with_status(mut self, status: impl ::core::convert::Into<#t>) -> Self {
+                self.status = ::core::option::Option::Some(::core::convert::Into::into(status));
+                self
+            }
+        }
+    });
+    // The kind derives Clone and Debug; its configuration does when the spec's does.
+    let derives = clone_debug(model.input);
+    let (new_args, namespace_init, new_doc) = if cluster {
+        (
+            quote!(name: impl ::core::convert::Into<::std::string::String>),
+            quote!(::core::option::Option::None),
+            format!(
+                "The configuration of the `{kind_name}` named `name`; it sets nothing else yet."
+            ),
+        )
+    } else {
+        (
+            quote!(name: impl ::core::convert::Into<::std::string::String>, namespace: impl ::core::convert::Into<::std::string::String>),
+            quote!(::core::option::Option::Some(::core::convert::Into::into(
+                namespace
+            ))),
+            format!(
+                "The configuration of the `{kind_name}` named `name` in `namespace`; it sets \
+                 nothing else yet."
+            ),
+        )
+    };
+    let doc = format!(
+        "The apply configuration of a [`{kind_name}`] (applyconfiguration-gen): `apiVersion`, \
+         `kind`, name{} are set by [`{cfg}::new`]; everything else only when a builder sets it.",
+        if cluster { "" } else { " and namespace" }
+    );
+    let snake = snake_case(kind_name);
+    let extract = format_ident!("extract_{}", snake);
+    let extract_doc = format!(
+        "What `manager` applied to `object` as a [`{cfg}`] (client-go's `Extract{kind_name}`): \
+         the fields its Apply entry in `managedFields` owns, with the name and namespace."
+    );
+    let extract_status = status_ty.map(|_| {
+        let f = format_ident!("extract_{}_status", snake);
+        let doc = format!("What `manager` applied to `object` through the status subresource, as a [`{cfg}`].");
+        quote! {
+            #[doc = #doc]
+            #vis fn #f(object: &#kind, manager: &str) -> ::core::result::Result<#cfg, ::kubegen::apply::ExtractError> {
+                ::kubegen::apply::extract_status(object, manager)
+            }
+        }
+    });
+    quote! {
+        #[doc = #doc]
+        #[derive(#derives ::kubegen::__private::serde::Serialize, ::kubegen::__private::serde::Deserialize)]
+        #[serde(crate = "::kubegen::__private::serde")]
+        #vis struct #cfg {
+            #[serde(rename = "apiVersion")]
+            api_version: ::std::string::String,
+            kind: ::std::string::String,
+            /// Metadata: the identity, and labels, annotations, finalizers and owner
+            /// references a manager sets.
+            #[serde(default)]
+            pub metadata: #meta,
+            /// Desired state.
+            #skip
+            pub spec: ::core::option::Option<#spec_cfg>,
+            #status_decl
+        }
+
+        impl #apply for #kind {
+            type Configuration = #cfg;
+        }
+
+        impl ::kubegen::apply::ObjectConfiguration for #cfg {
+            #[inline]
+            fn metadata(&self) -> &#meta {
+                &self.metadata
+            }
+            #[inline]
+            fn metadata_mut(&mut self) -> &mut #meta {
+                &mut self.metadata
+            }
+        }
+
+        impl #cfg {
+            #[doc = #new_doc]
+            pub fn new(#new_args) -> Self {
+                Self {
+                    api_version: ::std::string::ToString::to_string(#api_version),
+                    kind: ::std::string::ToString::to_string(#kind_name),
+                    metadata: #meta {
+                        name: ::core::option::Option::Some(::core::convert::Into::into(name)),
+                        namespace: #namespace_init,
+                        ..::core::default::Default::default()
+                    },
+                    spec: ::core::option::Option::None,
+                    #status_init
+                }
+            }
+
+            /// Sets `spec`.
+            pub fn with_spec(mut self, spec: impl ::core::convert::Into<#spec_cfg>) -> Self {
+                self.spec = ::core::option::Option::Some(::core::convert::Into::into(spec));
+                self
+            }
+
+            #status_builder
+        }
+
+        #[doc = #extract_doc]
+        #vis fn #extract(object: &#kind, manager: &str) -> ::core::result::Result<#cfg, ::kubegen::apply::ExtractError> {
+            ::kubegen::apply::extract(object, manager)
+        }
+
+        #extract_status
+    }
+}
