@@ -1,21 +1,36 @@
 //! A CronJob operator in the client-go pattern the Kubernetes docs teach:
 //! informer → event handlers → rate-limited work queue → workers → reconcile (reading the
-//! lister, writing through the typed client) → status with conditions, and a finalizer
-//! for cleanup. `cargo run --example cronjob_operator` runs it.
+//! lister, writing through the typed client) → status with conditions, a child per run, and
+//! a finalizer for cleanup. Every write is a server-side apply of an apply configuration, so
+//! the operator owns exactly its finalizer, its children and its status fields.
+//! `cargo run --example cronjob_operator` runs it.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use k8s_openapi::Resource as _;
+use k8s_openapi::api::core::v1::ObjectReference;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, OwnerReference, Time};
+use kubegen::apply::ObjectConfiguration as _;
 use kubegen::cache::key_of;
-use kubegen::client::{ClientError, Patch, PatchParams};
+use kubegen::client::{ClientError, ListParams};
 use kubegen::informer::{Handlers, SharedInformerFactory};
 use kubegen::workqueue::WorkQueue;
 
-use crate::cronjob::{CronJob, CronJobClientExt, CronJobInformerExt, CronJobLister, CronJobStatus};
+use crate::cronjob::{
+    CronJob, CronJobApplyConfiguration, CronJobClientExt, CronJobInformerExt, CronJobLister,
+    CronJobStatusApplyConfiguration, JobRun, JobRunApplyConfiguration, JobRunClientExt,
+    JobRunSpecApplyConfiguration,
+};
 
 /// The finalizer the operator puts on every CronJob it manages.
 pub const FINALIZER: &str = "batch.tutorial.kubebuilder.io/cleanup";
+
+/// The field manager the operator applies as.
+pub const MANAGER: &str = "cronjob-operator";
+
+/// The label on a CronJob's runs naming it.
+pub const CRONJOB_LABEL: &str = "batch.tutorial.kubebuilder.io/cronjob";
 
 /// What happened, for the narration and the tests.
 pub type Log = Arc<Mutex<Vec<String>>>;
@@ -99,7 +114,10 @@ impl Operator {
             .push(line);
     }
 
-    /// One pass for one key: cleanup on deletion, finalizer on first sight, then status.
+    /// One pass for one key: cleanup on deletion, finalizer on first sight, the first run,
+    /// then status. Every write is a server-side apply of an apply configuration as
+    /// [`MANAGER`], holding only what the operator decides: its finalizer, its children, the
+    /// status it observes.
     pub async fn reconcile(&self, key: &str) -> Result<(), ClientError> {
         let (ns, name) = key.split_once('/').unwrap_or(("", key));
         let Some(job) = self.lister.cron_jobs(ns).get(name) else {
@@ -107,23 +125,27 @@ impl Operator {
             return Ok(());
         };
         let jobs = self.client.cron_jobs(ns);
-        let finalizers = job.metadata.finalizers.clone().unwrap_or_default();
+        let finalized = job
+            .metadata
+            .finalizers
+            .iter()
+            .flatten()
+            .any(|f| f == FINALIZER);
         if job.metadata.deletion_timestamp.is_some() {
-            if finalizers.iter().any(|f| f == FINALIZER) {
+            if finalized {
                 self.note(format!("{key}: cleaning up its jobs before deletion"));
-                let rest: Vec<String> = finalizers.into_iter().filter(|f| f != FINALIZER).collect();
-                let patch = serde_json::json!({"metadata": {"finalizers": rest, "resourceVersion": job.metadata.resource_version}});
-                jobs.patch(name, &PatchParams::default(), &Patch::Merge(patch))
+                let deleted = self.delete_runs(&job, ns, name).await?;
+                self.note(format!("{key}: deleted {deleted} runs"));
+                // The operator's apply now leaves the finalizer out: it was the only owner,
+                // so the finalizer goes, and with it the object.
+                jobs.apply_config(&CronJobApplyConfiguration::new(name, ns), MANAGER, true)
                     .await?;
             }
             return Ok(());
         }
-        if !finalizers.iter().any(|f| f == FINALIZER) {
-            let mut with = finalizers.clone();
-            with.push(FINALIZER.to_owned());
-            let patch = serde_json::json!({"metadata": {"finalizers": with, "resourceVersion": job.metadata.resource_version}});
-            jobs.patch(name, &PatchParams::default(), &Patch::Merge(patch))
-                .await?;
+        if !finalized {
+            let mine = CronJobApplyConfiguration::new(name, ns).with_finalizers([FINALIZER]);
+            jobs.apply_config(&mine, MANAGER, true).await?;
             self.note(format!("{key}: added finalizer"));
             return Ok(());
         }
@@ -133,12 +155,13 @@ impl Operator {
         } else {
             ("True", "Scheduled", "jobs run on schedule")
         };
-        let mut wanted = job.status.clone().unwrap_or_default();
+        let observed = job.status.clone().unwrap_or_default();
         let generation = job.metadata.generation;
-        let current = wanted
+        let current = observed
             .conditions
-            .as_ref()
-            .and_then(|c| c.iter().find(|c| c.type_ == "Ready"))
+            .iter()
+            .flatten()
+            .find(|c| c.type_ == "Ready")
             .cloned();
         let unchanged = current.as_ref().is_some_and(|c| {
             c.status == status && c.reason == reason && c.observed_generation == generation
@@ -151,7 +174,7 @@ impl Operator {
             Some(c) if c.status == status => c.last_transition_time.clone(),
             _ => now.clone(),
         };
-        wanted.conditions = Some(vec![Condition {
+        let mut applied = CronJobStatusApplyConfiguration::new().with_conditions([Condition {
             type_: "Ready".into(),
             status: status.into(),
             reason: reason.into(),
@@ -159,14 +182,88 @@ impl Operator {
             observed_generation: generation,
             last_transition_time: transition,
         }]);
-        if !suspended && wanted.last_schedule_time.is_none() {
-            wanted.last_schedule_time = Some(now);
+        let mut last = observed.last_schedule_time.clone();
+        let mut active = observed.active.clone().unwrap_or_default();
+        if !suspended && last.is_none() {
+            // The first run is scheduled at the CronJob's creation, so a retried reconcile
+            // applies the same child again rather than a second one.
+            let scheduled = job.metadata.creation_timestamp.clone().unwrap_or(now);
+            active.push(self.start_run(&job, ns, name, &scheduled).await?);
+            last = Some(scheduled);
         }
-        let mut next = (*job).clone();
-        next.status = Some(CronJobStatus { ..wanted });
-        jobs.update_status(&next).await?;
+        if let Some(last) = last {
+            applied = applied.with_last_schedule_time(last);
+        }
+        if !active.is_empty() {
+            applied = applied.with_active(active);
+        }
+        let mine = CronJobApplyConfiguration::new(name, ns).with_status(applied);
+        jobs.apply_config_status(&mine, MANAGER, true).await?;
         self.note(format!("{key}: Ready={status} ({reason})"));
         Ok(())
+    }
+
+    /// Applies the CronJob's first run: a JobRun it controls, labelled with its name.
+    async fn start_run(
+        &self,
+        job: &CronJob,
+        ns: &str,
+        name: &str,
+        scheduled: &Time,
+    ) -> Result<ObjectReference, ClientError> {
+        let run_name = format!("{name}-{}", scheduled.0.as_second() / 60);
+        let owner = OwnerReference {
+            api_version: CronJob::API_VERSION.into(),
+            kind: CronJob::KIND.into(),
+            name: name.into(),
+            uid: job.metadata.uid.clone().unwrap_or_default(),
+            controller: Some(true),
+            block_owner_deletion: None,
+        };
+        let mut spec = JobRunSpecApplyConfiguration::new().with_scheduled_time(scheduled.clone());
+        if let Some(template) = &job.spec.job_template.spec {
+            spec = spec.with_job(template.clone());
+        }
+        let run = JobRunApplyConfiguration::new(run_name.as_str(), ns)
+            .with_labels([(CRONJOB_LABEL, name)])
+            .with_owner_references([owner])
+            .with_spec(spec);
+        let created = self
+            .client
+            .job_runs(ns)
+            .apply_config(&run, MANAGER, true)
+            .await?;
+        self.note(format!("{ns}/{name}: started run {run_name}"));
+        Ok(ObjectReference {
+            api_version: Some(JobRun::API_VERSION.into()),
+            kind: Some(JobRun::KIND.into()),
+            name: Some(run_name),
+            namespace: Some(ns.into()),
+            uid: created.metadata.uid,
+            ..ObjectReference::default()
+        })
+    }
+
+    /// Deletes the runs `job` controls; how many went.
+    async fn delete_runs(&self, job: &CronJob, ns: &str, name: &str) -> Result<usize, ClientError> {
+        let runs = self.client.job_runs(ns);
+        let selector = ListParams::default().labels(&format!("{CRONJOB_LABEL}={name}"));
+        let mut deleted = 0;
+        for run in runs.list(&selector).await?.items {
+            let controlled =
+                run.metadata.owner_references.iter().flatten().any(|o| {
+                    o.controller == Some(true) && Some(&o.uid) == job.metadata.uid.as_ref()
+                });
+            let Some(run_name) = run.metadata.name.as_deref().filter(|_| controlled) else {
+                continue;
+            };
+            match runs.delete(run_name, &Default::default()).await {
+                Ok(_) => deleted += 1,
+                Err(ClientError::NotFound(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(deleted)
     }
 }
 

@@ -33,6 +33,7 @@ fn every_example_crd_passes_the_structural_check() {
             "caches.cache.example.com",
             "cronjobs.batch.tutorial.kubebuilder.io",
             "databases.db.example.com",
+            "jobruns.batch.tutorial.kubebuilder.io",
             "widgets.gadgets.example.com"
         ]
     );
@@ -115,6 +116,7 @@ fn crdgen_prints_multi_document_yaml_in_a_stable_order() {
             "caches.cache.example.com",
             "cronjobs.batch.tutorial.kubebuilder.io",
             "databases.db.example.com",
+            "jobruns.batch.tutorial.kubebuilder.io",
             "widgets.gadgets.example.com"
         ]
     );
@@ -221,11 +223,12 @@ fn crdgen_writes_one_file_per_crd() {
             "caches.cache.example.com.yaml",
             "cronjobs.batch.tutorial.kubebuilder.io.yaml",
             "databases.db.example.com.yaml",
+            "jobruns.batch.tutorial.kubebuilder.io.yaml",
             "widgets.gadgets.example.com.yaml"
         ]
     );
     let widget: Value =
-        serde_yaml_ng::from_str(&std::fs::read_to_string(dir.join(&files[3])).unwrap()).unwrap();
+        serde_yaml_ng::from_str(&std::fs::read_to_string(dir.join(&files[4])).unwrap()).unwrap();
     assert_eq!(widget["spec"]["names"]["kind"], "Widget");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -250,7 +253,7 @@ fn the_crdgen_binary_runs() {
         .output()
         .unwrap();
     assert!(output.status.success());
-    assert_eq!(String::from_utf8(output.stdout).unwrap().lines().count(), 6);
+    assert_eq!(String::from_utf8(output.stdout).unwrap().lines().count(), 7);
 }
 
 #[test]
@@ -303,6 +306,8 @@ async fn the_client_tour_runs(e: TestEnv) {
 
 #[kubegen::test]
 async fn the_operator_reconciles_and_cleans_up(e: TestEnv) {
+    use kubegen_examples::cronjob::{CronJobClientExt, JobRunClientExt};
+    use kubegen_examples::operator::{FINALIZER, MANAGER};
     let ns = &e.namespace;
     let log = kubegen_examples::operator::demo(e.client.clone(), ns)
         .await
@@ -312,10 +317,13 @@ async fn the_operator_reconciles_and_cleans_up(e: TestEnv) {
         format!("{ns}/nightly: Ready=True (Scheduled)"),
         format!("{ns}/paused: Ready=False (Suspended)"),
         format!("{ns}/hourly: cleaning up its jobs before deletion"),
+        format!("{ns}/hourly: deleted 1 runs"),
     ] {
         assert!(log.contains(&line), "missing {line:?} in {log:#?}");
     }
-    let jobs = kubegen_examples::cronjob::CronJobClientExt::cron_jobs(&e.client, ns)
+    let jobs = e
+        .client
+        .cron_jobs(ns)
         .list(&Default::default())
         .await
         .unwrap();
@@ -329,12 +337,73 @@ async fn the_operator_reconciles_and_cleans_up(e: TestEnv) {
         ["nightly", "paused"],
         "hourly was deleted after its cleanup"
     );
+    // hourly's run went with it; paused never ran; nightly has one, which it controls.
+    let runs = e
+        .client
+        .job_runs(ns)
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .items;
+    assert_eq!(runs.len(), 1, "{runs:#?}");
+    let run = &runs[0];
+    let nightly = &jobs.items[0];
+    let owner = &run.metadata.owner_references.as_ref().unwrap()[0];
+    assert_eq!(
+        (owner.name.as_str(), Some(&owner.uid), owner.controller),
+        ("nightly", nightly.metadata.uid.as_ref(), Some(true))
+    );
+    assert_eq!(
+        run.spec.job.as_ref().map(|j| &j.template),
+        nightly.spec.job_template.spec.as_ref().map(|j| &j.template)
+    );
+    let active = nightly.status.as_ref().unwrap().active.as_ref().unwrap();
+    assert_eq!(active[0].name, run.metadata.name);
+    assert_eq!(active[0].uid, run.metadata.uid);
+
+    // The operator owns exactly what it applied: its finalizer on the CronJob, its status
+    // fields through the status subresource.
+    let owned = |o: &kube::api::ObjectMeta, subresource: &str| {
+        o.managed_fields
+            .iter()
+            .flatten()
+            .find(|m| {
+                m.manager.as_deref() == Some(MANAGER)
+                    && m.operation.as_deref() == Some("Apply")
+                    && m.subresource.as_deref().unwrap_or("") == subresource
+            })
+            .and_then(|m| m.fields_v1.clone())
+            .map_or(json!(null), |f| f.0)
+    };
+    assert_eq!(
+        owned(&nightly.metadata, ""),
+        json!({"f:metadata": {"f:finalizers": {format!("v:\"{FINALIZER}\""): {}}}})
+    );
+    assert_eq!(
+        owned(&nightly.metadata, "status"),
+        json!({"f:status": {
+            "f:active": {},
+            "f:conditions": {"k:{\"type\":\"Ready\"}": {
+                ".": {}, "f:lastTransitionTime": {}, "f:message": {}, "f:observedGeneration": {},
+                "f:reason": {}, "f:status": {}, "f:type": {},
+            }},
+            "f:lastScheduleTime": {},
+        }})
+    );
+    let paused = &jobs.items[1];
+    assert_eq!(
+        owned(&paused.metadata, "status"),
+        json!({"f:status": {"f:conditions": {"k:{\"type\":\"Ready\"}": {
+            ".": {}, "f:lastTransitionTime": {}, "f:message": {}, "f:observedGeneration": {},
+            "f:reason": {}, "f:status": {}, "f:type": {},
+        }}}})
+    );
     for job in &jobs.items {
         let condition = &job.status.as_ref().unwrap().conditions.as_ref().unwrap()[0];
         assert_eq!(condition.observed_generation, job.metadata.generation);
         assert_eq!(
             job.metadata.finalizers.as_deref(),
-            Some(&[kubegen_examples::operator::FINALIZER.to_string()][..])
+            Some(&[FINALIZER.to_string()][..])
         );
     }
 }
