@@ -1,5 +1,6 @@
 //! The conformance cases, by area.
 
+mod apply_sequences;
 mod cel;
 mod cel_probes;
 mod cel_updates;
@@ -68,6 +69,7 @@ pub fn all() -> Vec<Case> {
         reads::cases(),
         selectors::cases(),
         ownership::cases(),
+        apply_sequences::cases(),
         cel::cases(),
         cel_probes::cases(),
         cel_updates::cases(),

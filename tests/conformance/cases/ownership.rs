@@ -16,12 +16,12 @@ use crate::script::{APPLY, Case, JSON, JSON_PATCH, MERGE, Res};
 
 const SCALAR_API: &str = "conformance.kubegen.dev/v1";
 
-fn manager(name: &str) -> String {
+pub(super) fn manager(name: &str) -> String {
     format!("fieldManager={name}")
 }
 
 /// A Scalar `s` created (an Update) by `creator`.
-fn scalar_by(case: &str, creator: &str, spec: Value) -> Case {
+pub(super) fn scalar_by(case: &str, creator: &str, spec: Value) -> Case {
     Case::new(case).create_with(
         SCALARS,
         "Scalar",
@@ -31,7 +31,7 @@ fn scalar_by(case: &str, creator: &str, spec: Value) -> Case {
 }
 
 /// A Collection `c` created by `creator` (with its required owner).
-fn collection_by(case: &str, creator: &str, mut spec: Value) -> Case {
+pub(super) fn collection_by(case: &str, creator: &str, mut spec: Value) -> Case {
     spec["owner"] = json!("team");
     Case::new(case).create_with(
         COLLECTIONS,
@@ -41,7 +41,7 @@ fn collection_by(case: &str, creator: &str, mut spec: Value) -> Case {
     )
 }
 
-trait Steps {
+pub(super) trait Steps {
     fn apply_scalar(self, who: &str, force: bool, spec: Value) -> Case;
     fn apply_collection(self, who: &str, force: bool, spec: Value) -> Case;
     fn merge_as(self, r: Res, name: &str, who: &str, body: Value) -> Case;
