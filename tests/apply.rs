@@ -39,6 +39,17 @@ pub struct DeckSpec {
     pub limits: Option<Limits>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub r#type: Option<String>,
+    #[apply(whole)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<Window>,
+}
+
+/// A type that is neither an ApiType nor has an `Apply` impl (as if from another crate): a
+/// field of it is set whole with `#[apply(whole)]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Window {
+    pub start: String,
+    pub hours: i32,
 }
 
 #[derive(ApiType, Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -129,7 +140,11 @@ fn a_configuration_serializes_only_what_was_set() {
                 .with_selector([("app", "web")])
                 .with_mode(Mode::Safe)
                 .with_limits(LimitsApplyConfiguration::new().with_cpu(2))
-                .with_type("t"),
+                .with_type("t")
+                .with_window(Window {
+                    start: "02:00".into(),
+                    hours: 2,
+                }),
         );
     assert_eq!(
         json_of(&apply),
@@ -149,6 +164,7 @@ fn a_configuration_serializes_only_what_was_set() {
                 "mode": "Safe",
                 "limits": {"cpu": 2},
                 "type": "t",
+                "window": {"start": "02:00", "hours": 2},
             },
         })
     );
@@ -164,6 +180,7 @@ fn a_configuration_serializes_only_what_was_set() {
             mode: None,
             limits: None,
             r#type: None,
+            window: None,
         },
     ));
     assert_eq!(

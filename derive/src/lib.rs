@@ -18,7 +18,9 @@ use parse::Which;
 /// Generates a Kubernetes kind from its spec struct. See the `kubegen` crate.
 #[proc_macro_derive(
     CustomResource,
-    attributes(resource, validate, default, rule, schema, required, optional, convert)
+    attributes(
+        resource, validate, default, rule, schema, required, optional, convert, apply
+    )
 )]
 pub fn derive_custom_resource(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -29,7 +31,9 @@ pub fn derive_custom_resource(input: TokenStream) -> TokenStream {
 // `resource` is accepted only to report it as misplaced, not as rustc's "cannot find attribute".
 #[proc_macro_derive(
     ApiType,
-    attributes(resource, validate, default, rule, schema, required, optional, convert)
+    attributes(
+        resource, validate, default, rule, schema, required, optional, convert, apply
+    )
 )]
 pub fn derive_api_type(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

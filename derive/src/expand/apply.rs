@@ -16,9 +16,21 @@ fn apply_trait() -> TokenStream {
     quote!(::kubegen::apply::Apply)
 }
 
+/// `<ty as Apply>::Configuration`, spanned at `ty` so a missing impl is reported there.
 fn configuration_of(ty: &Type) -> TokenStream {
+    use syn::spanned::Spanned;
     let apply = apply_trait();
-    quote!(<#ty as #apply>::Configuration)
+    quote::quote_spanned!(ty.span()=> <#ty as #apply>::Configuration)
+}
+
+/// The configuration type of a field: its type's, or with `#[apply(whole)]` the type itself
+/// (without `Option`).
+fn field_configuration(f: &Field) -> TokenStream {
+    if f.apply.whole.is_present() {
+        let ty = option_inner(f.ty).unwrap_or(f.ty);
+        return quote!(#ty);
+    }
+    configuration_of(f.ty)
 }
 
 /// `impl Apply` for a type written whole.
@@ -59,7 +71,7 @@ pub fn expand(model: &Model) -> TokenStream {
         let m = &f.member;
         let fvis = f.vis;
         let name = &f.name;
-        let ty = configuration_of(f.ty);
+        let ty = field_configuration(f);
         let docs = f.docs.as_ref().map(|d| quote!(#[doc = #d]));
         let serde = if f.flatten {
             quote!(#[serde(flatten)])
@@ -156,7 +168,11 @@ fn builder(f: &Field) -> TokenStream {
         syn::Member::Unnamed(i) => i.index.to_string(),
     };
     let with = syn::Ident::new(&format!("with_{label}"), Span::call_site());
-    let holds = if f.flatten { Holds::One } else { holds(f.ty) };
+    let holds = if f.flatten || f.apply.whole.is_present() {
+        Holds::One
+    } else {
+        holds(f.ty)
+    };
     match holds {
         Holds::List(item) => {
             let item = configuration_of(item);
@@ -188,7 +204,7 @@ fn builder(f: &Field) -> TokenStream {
             }
         }
         Holds::One => {
-            let ty = configuration_of(f.ty);
+            let ty = field_configuration(f);
             let doc = format!("Sets `{}`.", f.name);
             quote! {
                 #[doc = #doc]

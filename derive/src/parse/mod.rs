@@ -4,6 +4,7 @@
 //! skips, defaults and enum representation, so the schema describes exactly what serde reads
 //! and writes; darling parses kubegen's attributes.
 
+pub mod apply;
 pub mod convert;
 pub mod markers;
 pub mod resource;
@@ -88,6 +89,8 @@ pub struct Field<'a> {
     pub markers: Markers,
     /// `#[convert(manual)]` / `#[convert(clone)]`.
     pub convert: convert::FieldConvert,
+    /// `#[apply(whole)]`.
+    pub apply: apply::FieldApply,
 }
 
 /// An enum variant.
@@ -164,6 +167,7 @@ fn field<'a>(
         docs: markers::docs(&f.original.attrs),
         markers: markers::parse(&f.original.attrs, errors),
         convert: convert::parse_field(&f.original.attrs, errors),
+        apply: apply::parse_field(&f.original.attrs, errors),
     }
 }
 

@@ -59,7 +59,7 @@ pub use extract::{ExtractError, extract, extract_status};
 /// Kubernetes type) is its own.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no apply configuration",
-    note = "derive `ApiType` on it, or implement `kubegen::apply::Apply` with `type Configuration = Self` for a type that is always written whole"
+    note = "derive `ApiType` on it, implement `kubegen::apply::Apply` for it (`type Configuration = Self` for a type always written whole), or mark the field `#[apply(whole)]`"
 )]
 pub trait Apply {
     /// The configuration type.

@@ -1,0 +1,22 @@
+//! `#[apply(...)]` on a field: how its apply configuration is made.
+
+use darling::FromMeta;
+use darling::util::Flag;
+use syn::Attribute;
+
+/// `#[apply(whole)]`: the field's type is its own configuration, written whole — for a type
+/// without an `Apply` impl that cannot be given one (another crate's type).
+#[derive(Debug, Default, FromMeta)]
+pub struct FieldApply {
+    /// The field is set whole.
+    pub whole: Flag,
+}
+
+/// A field's `#[apply(...)]`.
+pub fn parse_field(attrs: &[Attribute], errors: &mut darling::error::Accumulator) -> FieldApply {
+    attrs
+        .iter()
+        .find(|a| a.path().is_ident("apply"))
+        .and_then(|a| errors.handle(FieldApply::from_meta(&a.meta)))
+        .unwrap_or_default()
+}
