@@ -4,11 +4,12 @@
 k8s-openapi's schemas carry none of the list types, list-map keys and map types the
 apiserver's own OpenAPI gives its types; kubegen adds them from this table wherever a CRD
 embeds a k8s-openapi type (runtime/src/schema/k8s_extensions.rs). The table is derived from
-what a running kube-apiserver serves at /openapi/v3, read through kubectl:
+what a running kube-apiserver serves at /openapi/v3 for its own groups (not those of
+CustomResourceDefinitions), read through kubectl:
 
     runtime/src/schema/k8s_extensions/generate.py --kubeconfig "$(../shared/k8s/start)"
 
-For every definition of every served group-version, it keeps
+For every definition of those documents, it keeps
 - the definition's own `x-kubernetes-map-type`,
 - each property's `x-kubernetes-list-type`, `x-kubernetes-list-map-keys` and
   `x-kubernetes-map-type`,
@@ -36,11 +37,22 @@ def get(kubeconfig, path):
     return json.loads(out)
 
 
+def built_in(path, crd_groups):
+    """Whether an /openapi/v3 path is the apiserver's own: `api`, `api/v1`, `apis`, or
+    `apis/<group>[/<version>]` of a group no CustomResourceDefinition serves."""
+    parts = path.split("/")
+    if parts[0] == "api":
+        return True
+    return parts[0] == "apis" and (len(parts) == 1 or parts[1] not in crd_groups)
+
+
 def served_definitions(kubeconfig):
-    """Every definition of every document /openapi/v3 lists; one name, one schema."""
+    """Every definition of the documents /openapi/v3 lists for the apiserver's own groups."""
     definitions = {}
+    crds = get(kubeconfig, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions")
+    crd_groups = {crd["spec"]["group"] for crd in crds["items"]}
     index = get(kubeconfig, "/openapi/v3")
-    for path in sorted(index["paths"]):
+    for path in sorted(p for p in index["paths"] if built_in(p, crd_groups)):
         document = get(kubeconfig, index["paths"][path]["serverRelativeURL"])
         for name, schema in document.get("components", {}).get("schemas", {}).items():
             if name in definitions and extensions(definitions[name]) != extensions(schema):
