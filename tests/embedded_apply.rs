@@ -8,8 +8,14 @@
 
 use std::collections::BTreeMap;
 
+use k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicySpec;
+use k8s_openapi::api::apps::v1::DeploymentStatus;
 use k8s_openapi::api::batch::v1::JobTemplateSpec;
-use k8s_openapi::api::core::v1::{Container, PodSpec};
+use k8s_openapi::api::core::v1::{
+    Container, NodeStatus, PersistentVolumeSpec, PodSpec, ServiceAccount, ServiceSpec,
+};
+use k8s_openapi::api::flowcontrol::v1::FlowSchemaStatus;
+use k8s_openapi::api::resource::v1::ResourceClaimStatus;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::Api;
 use kubegen::client::{Patch, PatchParams};
@@ -25,6 +31,30 @@ use serde_json::{Map, Value, json};
 pub struct CronJobSpec {
     pub schedule: String,
     pub job_template: JobTemplateSpec,
+}
+
+/// Other built-in types with list maps, map types and keyed defaults, in one kind: its CRD
+/// must install on the apiserver like every registered one.
+#[derive(CustomResource, Clone, Debug, Default, Serialize, Deserialize)]
+#[resource(group = "embedded.kubegen.dev", version = "v1", kind = "Builtin")]
+#[serde(rename_all = "camelCase")]
+pub struct BuiltinSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<ServiceSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<ServiceAccount>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volume: Option<PersistentVolumeSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<NodeStatus>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim: Option<ResourceClaimStatus>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<ValidatingAdmissionPolicySpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<FlowSchemaStatus>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deployment: Option<DeploymentStatus>,
 }
 
 /// An apply configuration of CronJob `nightly` holding `containers`.
@@ -164,6 +194,62 @@ async fn two_managers_apply_different_containers_env_entries_and_ports(e: TestEn
     assert_eq!(pod.containers.len(), 1);
     assert_eq!(env_names(&pod.containers[0]), ["A"]);
     assert_eq!(pod.containers[0].ports.as_ref().map(Vec::len), Some(1));
+}
+
+#[kubegen::test]
+async fn built_in_list_maps_install_keyed_and_defaulted(e: TestEnv) {
+    let crds: Api<CustomResourceDefinition> = Api::all(e.client.clone());
+    let crd = crds.get("builtins.embedded.kubegen.dev").await.unwrap();
+    let schema = serde_json::to_value(&crd.spec.versions[0].schema).unwrap();
+    let spec = &schema["openAPIV3Schema"]["properties"]["spec"]["properties"];
+    let ports = &spec["service"]["properties"]["ports"];
+    assert_eq!(ports["x-kubernetes-list-type"], "map");
+    assert_eq!(
+        ports["x-kubernetes-list-map-keys"],
+        json!(["port", "protocol"])
+    );
+    assert_eq!(
+        spec["service"]["properties"]["selector"]["x-kubernetes-map-type"],
+        "atomic"
+    );
+    // Keyed by an optional, undefaulted field in Kubernetes: atomic in a CRD.
+    assert_eq!(
+        spec["account"]["properties"]["secrets"]["x-kubernetes-list-type"],
+        "atomic"
+    );
+    assert_eq!(
+        spec["claim"]["properties"]["devices"]["x-kubernetes-list-type"],
+        "atomic"
+    );
+    // Required in k8s-openapi (optional in the apiserver's OpenAPI), so still a list map.
+    assert_eq!(
+        spec["flow"]["properties"]["conditions"]["x-kubernetes-list-type"],
+        "map"
+    );
+
+    // Both servers default the optional key, and keep two ports that differ only in it.
+    let builtins = e.client.builtins(&e.namespace);
+    let body = json!({
+        "apiVersion": "embedded.kubegen.dev/v1",
+        "kind": "Builtin",
+        "metadata": {"name": "b"},
+        "spec": {"service": {"ports": [{"port": 53}, {"port": 53, "protocol": "UDP"}]}},
+    });
+    let created = builtins
+        .patch("b", &PatchParams::apply("test"), &Patch::Apply(&body))
+        .await
+        .unwrap();
+    let ports: Vec<(i32, Option<&str>)> = created
+        .spec
+        .service
+        .as_ref()
+        .unwrap()
+        .ports
+        .iter()
+        .flatten()
+        .map(|p| (p.port, p.protocol.as_deref()))
+        .collect();
+    assert_eq!(ports, [(53, Some("TCP")), (53, Some("UDP"))]);
 }
 
 /// The extension table as `generate.py` derives it from the documents `/openapi/v3` lists.
