@@ -470,6 +470,82 @@ fn embedded_object_meta_is_compact() {
         meta["properties"]["labels"]["additionalProperties"],
         json!({"type": "string"})
     );
+    // As in the apiserver's ObjectMeta.
+    assert_eq!(
+        meta["properties"]["finalizers"]["x-kubernetes-list-type"],
+        "set"
+    );
+}
+
+#[derive(ApiType, Serialize, Deserialize)]
+struct Embeds {
+    template: k8s_openapi::api::core::v1::PodTemplateSpec,
+    volume: k8s_openapi::api::core::v1::PersistentVolumeSpec,
+    account: k8s_openapi::api::core::v1::ServiceAccount,
+}
+
+#[test]
+fn embedded_kubernetes_types_keep_the_apiservers_list_and_map_types() {
+    let s = schema::<Embeds>();
+    assert_eq!(
+        structural::check(&json!({"type": "object", "properties": {"spec": s}})),
+        []
+    );
+    let pod = &s["properties"]["template"]["properties"]["spec"]["properties"];
+    for (list, keys) in [
+        ("containers", json!(["name"])),
+        ("initContainers", json!(["name"])),
+        ("volumes", json!(["name"])),
+        (
+            "topologySpreadConstraints",
+            json!(["topologyKey", "whenUnsatisfiable"]),
+        ),
+    ] {
+        assert_eq!(pod[list]["x-kubernetes-list-type"], "map", "{list}");
+        assert_eq!(pod[list]["x-kubernetes-list-map-keys"], keys, "{list}");
+    }
+    assert_eq!(pod["tolerations"]["x-kubernetes-list-type"], "atomic");
+    assert_eq!(pod["nodeSelector"]["x-kubernetes-map-type"], "atomic");
+    let container = &pod["containers"]["items"]["properties"];
+    assert_eq!(
+        container["env"]["x-kubernetes-list-map-keys"],
+        json!(["name"])
+    );
+    assert_eq!(container["args"]["x-kubernetes-list-type"], "atomic");
+    // Ports are keyed by port and protocol; the protocol is optional, so it gets the
+    // apiserver's default (a CRD's list-map keys must be required or defaulted).
+    let ports = &container["ports"];
+    assert_eq!(
+        ports["x-kubernetes-list-map-keys"],
+        json!(["containerPort", "protocol"])
+    );
+    assert_eq!(ports["items"]["required"], json!(["containerPort"]));
+    assert_eq!(ports["items"]["properties"]["protocol"]["default"], "TCP");
+    assert!(
+        ports["items"]["properties"]["containerPort"]
+            .get("default")
+            .is_none()
+    );
+    // A property's own map type wins over its type's: ObjectReference is atomic, but
+    // PersistentVolumeSpec.claimRef is granular.
+    let volume = &s["properties"]["volume"]["properties"];
+    assert_eq!(volume["claimRef"]["x-kubernetes-map-type"], "granular");
+    assert_eq!(
+        pod["volumes"]["items"]["properties"]["ephemeral"]["properties"]["volumeClaimTemplate"]["properties"]
+            ["spec"]["properties"]["dataSource"]["x-kubernetes-map-type"],
+        "atomic"
+    );
+    // ServiceAccount.secrets is a list map keyed by an ObjectReference's optional, undefaulted
+    // name: the apiserver would refuse it in a CRD, so it stays atomic.
+    assert_eq!(
+        s["properties"]["account"]["properties"]["secrets"]["x-kubernetes-list-type"],
+        "atomic"
+    );
+    assert!(
+        s["properties"]["account"]["properties"]["secrets"]
+            .get("x-kubernetes-list-map-keys")
+            .is_none()
+    );
 }
 
 #[derive(ApiType, Serialize, Deserialize)]

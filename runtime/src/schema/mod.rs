@@ -9,6 +9,7 @@
 mod builder;
 pub mod cel_cost;
 pub mod defaulting;
+pub mod k8s_extensions;
 mod markers;
 mod normalize;
 pub mod structural;

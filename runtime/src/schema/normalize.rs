@@ -3,7 +3,7 @@
 use schemars::Schema;
 use serde_json::{Map, Value, json};
 
-use super::{DEFINITIONS_PATH, ERROR_KEY};
+use super::{DEFINITIONS_PATH, ERROR_KEY, k8s_extensions};
 
 /// The schemars name of k8s-openapi's `ObjectMeta`.
 const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
@@ -96,7 +96,10 @@ fn inline_ref(value: &mut Value, definitions: &Map<String, Value>, stack: &mut V
         return;
     };
     let mut target = if name == OBJECT_META {
-        serde_json::from_str(COMPACT_OBJECT_META).unwrap_or_else(|_| json!({"type": "object"}))
+        let mut meta =
+            serde_json::from_str(COMPACT_OBJECT_META).unwrap_or_else(|_| json!({"type": "object"}));
+        k8s_extensions::apply(&name, &mut meta);
+        meta
     } else if stack.contains(&name) || !matches!(definitions.get(&name), Some(Value::Object(_))) {
         // Missing, or schemars' `false` placeholder for a definition still being generated:
         // either way the type is reached again from inside itself.
@@ -106,10 +109,12 @@ fn inline_ref(value: &mut Value, definitions: &Map<String, Value>, stack: &mut V
         )})
     } else {
         let mut target = definitions[&name].clone();
-        apiserver_extensions(&name, &mut target);
+        apiserver_forms(&name, &mut target);
+        k8s_extensions::apply(&name, &mut target);
         stack.push(name.clone());
         walk(&mut target, definitions, stack);
         stack.pop();
+        k8s_extensions::settle_list_maps(&name, &mut target);
         target
     };
     if let Value::Object(target) = &mut target {
@@ -156,11 +161,10 @@ fn int_or_string(schema: &Value) -> Value {
     node
 }
 
-/// The `x-kubernetes-*` extensions the apiserver's own OpenAPI gives k8s-openapi types that
-/// specs embed. k8s-openapi's schemas carry none, and without them server-side apply would
-/// merge these objects field by field where Kubernetes treats them as one value.
-fn apiserver_extensions(name: &str, schema: &mut Value) {
-    let atomic = json!("atomic");
+/// The forms the apiserver gives k8s-openapi types whose schemas say less than their Go
+/// types: int-or-string, quantities and timestamps. Their `x-kubernetes-*` list and map types
+/// come from [`k8s_extensions`].
+fn apiserver_forms(name: &str, schema: &mut Value) {
     match name {
         "io.k8s.apimachinery.pkg.apis.meta.v1.Time"
         | "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime" => {
@@ -175,15 +179,6 @@ fn apiserver_extensions(name: &str, schema: &mut Value) {
         "io.k8s.apimachinery.pkg.api.resource.Quantity" => {
             *schema = int_or_string(schema);
             schema["pattern"] = json!(QUANTITY);
-        }
-        "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector" => {
-            schema["x-kubernetes-map-type"] = atomic.clone();
-            if let Some(expressions) = schema.pointer_mut("/properties/matchExpressions") {
-                expressions["x-kubernetes-list-type"] = atomic;
-            }
-        }
-        "io.k8s.api.core.v1.ObjectReference" | "io.k8s.api.core.v1.LocalObjectReference" => {
-            schema["x-kubernetes-map-type"] = atomic;
         }
         _ => {}
     }

@@ -370,6 +370,17 @@ impl Checker {
             );
         }
         let items = node.get("items");
+        if matches!(list_type, Some("set" | "map"))
+            && items.is_some_and(|i| i.get("nullable") == Some(&Value::Bool(true)))
+        {
+            self.push(
+                path,
+                format!(
+                    "items cannot be nullable when x-kubernetes-list-type is {}",
+                    list_type.unwrap_or_default()
+                ),
+            );
+        }
         if list_type == Some("set") {
             let atomic = items.is_some_and(|i| {
                 i.get("x-kubernetes-map-type") == Some(&Value::String("atomic".into()))
@@ -425,6 +436,9 @@ impl Checker {
                                 path,
                                 format!("list map key `{key}` must be required or have a default"),
                             );
+                        }
+                        if field.get("nullable") == Some(&Value::Bool(true)) {
+                            self.push(path, format!("list map key `{key}` cannot be nullable"));
                         }
                     }
                 }
@@ -630,6 +644,14 @@ mod tests {
             (
                 json!({"type": "array", "items": {"type": "object", "properties": {}}, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["b"]}),
                 ".spec.f: list map key `b` is not a field of the items",
+            ),
+            (
+                json!({"type": "array", "items": {"type": "object", "required": ["a"], "properties": {"a": {"type": "string", "nullable": true}}}, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["a"]}),
+                ".spec.f: list map key `a` cannot be nullable",
+            ),
+            (
+                json!({"type": "array", "items": {"type": "string", "nullable": true}, "x-kubernetes-list-type": "set"}),
+                ".spec.f: items cannot be nullable when x-kubernetes-list-type is set",
             ),
             (
                 json!({"type": "object", "x-kubernetes-map-type": "loose"}),
