@@ -421,6 +421,27 @@ fn collect_uids(value: &Value, out: &mut Vec<String>) {
     }
 }
 
+/// The apiserver orders `managedFields` entries by operation, then by the second each last
+/// changed, then by manager (apiVersion, subresource). With times blanked, the second is not
+/// compared: a case whose steps straddle a second boundary on one server and not on the other
+/// would otherwise order alike entries differently. Entries without a time still come first.
+fn order_managed_fields(entries: &mut Value) {
+    let Some(entries) = entries.as_array_mut() else {
+        return;
+    };
+    let key = |e: &Value| {
+        let text = |k: &str| e[k].as_str().unwrap_or("").to_owned();
+        (
+            text("operation"),
+            e.get("time").is_some(),
+            text("manager"),
+            text("apiVersion"),
+            text("subresource"),
+        )
+    };
+    entries.sort_by_key(key);
+}
+
 fn blank(value: &mut Value, namespace: &str, uids: &[String]) {
     match value {
         Value::Object(m) => {
@@ -435,6 +456,10 @@ fn blank(value: &mut Value, namespace: &str, uids: &[String]) {
                     }
                     "continue" if v.as_str().is_some_and(|s| !s.is_empty()) => {
                         *v = json!("<continue>")
+                    }
+                    "managedFields" if v.is_array() => {
+                        blank(v, namespace, uids);
+                        order_managed_fields(v);
                     }
                     _ => blank(v, namespace, uids),
                 }
