@@ -98,6 +98,30 @@ pub struct RackSpec {
     pub size: Option<i32>,
 }
 
+/// A kind whose status implements `Clone` by hand: configurations are generated with their
+/// own `Clone` and `Debug`, whatever the type does.
+#[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+#[resource(
+    group = "apply.kubegen.dev",
+    version = "v1",
+    kind = "Tray",
+    status = "TrayStatus"
+)]
+pub struct TraySpec {
+    pub size: Option<i32>,
+}
+
+#[derive(ApiType, Debug, Default, Serialize, Deserialize)]
+pub struct TrayStatus {
+    pub full: Option<bool>,
+}
+
+impl Clone for TrayStatus {
+    fn clone(&self) -> Self {
+        TrayStatus { full: self.full }
+    }
+}
+
 fn slot(name: &str, size: i32) -> SlotApplyConfiguration {
     SlotApplyConfiguration::new()
         .with_name(name)
@@ -187,10 +211,21 @@ fn a_configuration_serializes_only_what_was_set() {
         typed["spec"],
         json!({"image": "", "replicas": 2, "paused": false, "slots": [], "selector": {}})
     );
+    // Clone and Debug, as the spec derives them.
+    let copy = apply.clone();
+    assert!(
+        format!("{copy:?}")
+            .starts_with("DeckApplyConfiguration { api_version: \"apply.kubegen.dev/v1\"")
+    );
     // A configuration reads back what it wrote.
     let back: DeckApplyConfiguration = serde_json::from_value(json_of(&apply)).unwrap();
     assert_eq!(json_of(&back), json_of(&apply));
     assert_eq!(back.name(), "d");
+
+    let tray = TrayApplyConfiguration::new("t", "default")
+        .with_status(TrayStatusApplyConfiguration::new().with_full(true));
+    assert_eq!(json_of(&tray)["status"], json!({"full": true}));
+    assert!(format!("{:?}", tray.clone()).contains("full: Some(true)"));
 
     let rack =
         RackApplyConfiguration::new("s").with_spec(RackSpecApplyConfiguration::new().with_size(1));

@@ -622,7 +622,7 @@ struct Markers {
     level: Option<Level>,
 }
 
-#[derive(ApiType, Clone, Serialize, Deserialize)]
+#[derive(ApiType, Clone, Debug, Serialize, Deserialize)]
 enum Level {
     Low,
     High,

@@ -2,7 +2,8 @@
 //! `<Kind>ApplyConfiguration` for the kind with its identity, and the Extract functions.
 //!
 //! Every field of a configuration is an `Option` of the field type's own configuration
-//! (`<T as Apply>::Configuration`), left out of the JSON when `None`.
+//! (`<T as Apply>::Configuration`), left out of the JSON when `None`. Configurations are
+//! `Clone` and `Debug`, so the types written whole inside them (enums, newtypes) must be too.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -40,7 +41,7 @@ fn own_configuration(ident: &syn::Ident) -> TokenStream {
     quote! {
         impl #apply for #ident
         where
-            for<'__a> #ident: #serde::Serialize + #serde::de::DeserializeOwned,
+            for<'__a> #ident: ::core::clone::Clone + ::core::fmt::Debug + #serde::Serialize + #serde::de::DeserializeOwned,
         {
             type Configuration = Self;
         }
@@ -85,11 +86,10 @@ pub fn expand(model: &Model) -> TokenStream {
         }
     });
     let builders = fields.iter().map(|f| builder(f));
-    let derives = clone_debug(model.input);
     let apply = apply_trait();
     quote! {
         #[doc = #doc]
-        #[derive(#derives ::core::default::Default, ::kubegen::__private::serde::Serialize, ::kubegen::__private::serde::Deserialize)]
+        #[derive(::core::clone::Clone, ::core::fmt::Debug, ::core::default::Default, ::kubegen::__private::serde::Serialize, ::kubegen::__private::serde::Deserialize)]
         #[serde(crate = "::kubegen::__private::serde")]
         #vis struct #cfg {
             #(#decls)*
@@ -109,32 +109,6 @@ pub fn expand(model: &Model) -> TokenStream {
             #(#builders)*
         }
     }
-}
-
-/// `Clone` and `Debug` for a configuration when its type derives them (its fields'
-/// configurations then have them too).
-fn clone_debug(input: &syn::DeriveInput) -> TokenStream {
-    let mut derives = TokenStream::new();
-    for (name, path) in [
-        ("Clone", quote!(::core::clone::Clone,)),
-        ("Debug", quote!(::core::fmt::Debug,)),
-    ] {
-        let derived = input.attrs.iter().any(|a| {
-            a.path().is_ident("derive")
-                && a.parse_args_with(
-                    syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
-                )
-                .is_ok_and(|paths| {
-                    paths
-                        .iter()
-                        .any(|p| p.segments.last().is_some_and(|s| s.ident == name))
-                })
-        });
-        if derived {
-            derives.extend(path);
-        }
-    }
-    derives
 }
 
 /// What a field holds, for its builder: lists append, maps insert, the rest is set.
@@ -250,8 +224,6 @@ pub fn expand_kind(model: &Model, r: &ResourceArgs) -> TokenStream {
             }
         }
     });
-    // The kind derives Clone and Debug; its configuration does when the spec's does.
-    let derives = clone_debug(model.input);
     let (new_args, namespace_init, new_doc) = if cluster {
         (
             quote!(name: impl ::core::convert::Into<::std::string::String>),
@@ -295,7 +267,7 @@ pub fn expand_kind(model: &Model, r: &ResourceArgs) -> TokenStream {
     });
     quote! {
         #[doc = #doc]
-        #[derive(#derives ::kubegen::__private::serde::Serialize, ::kubegen::__private::serde::Deserialize)]
+        #[derive(::core::clone::Clone, ::core::fmt::Debug, ::kubegen::__private::serde::Serialize, ::kubegen::__private::serde::Deserialize)]
         #[serde(crate = "::kubegen::__private::serde")]
         #vis struct #cfg {
             #[serde(rename = "apiVersion")]

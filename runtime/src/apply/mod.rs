@@ -63,7 +63,7 @@ pub use extract::{ExtractError, extract, extract_status};
 )]
 pub trait Apply {
     /// The configuration type.
-    type Configuration: Serialize + DeserializeOwned;
+    type Configuration: Clone + std::fmt::Debug + Serialize + DeserializeOwned;
 }
 
 macro_rules! own_configuration {
@@ -108,17 +108,21 @@ impl<T: Apply> Apply for Vec<T> {
     type Configuration = Vec<T::Configuration>;
 }
 
-impl<T: Ord + Serialize + DeserializeOwned> Apply for BTreeSet<T> {
+impl<T: Ord + Clone + std::fmt::Debug + Serialize + DeserializeOwned> Apply for BTreeSet<T> {
     type Configuration = Self;
 }
 
-impl<K: Ord + Serialize + DeserializeOwned, V: Apply> Apply for BTreeMap<K, V> {
+impl<K, V> Apply for BTreeMap<K, V>
+where
+    K: Ord + Clone + std::fmt::Debug + Serialize + DeserializeOwned,
+    V: Apply,
+{
     type Configuration = BTreeMap<K, V::Configuration>;
 }
 
 impl<K, V> Apply for HashMap<K, V>
 where
-    K: Eq + std::hash::Hash + Serialize + DeserializeOwned,
+    K: Eq + std::hash::Hash + Clone + std::fmt::Debug + Serialize + DeserializeOwned,
     V: Apply,
 {
     type Configuration = HashMap<K, V::Configuration>;
