@@ -34,7 +34,9 @@ fn field_configuration(f: &Field) -> TokenStream {
     configuration_of(f.ty)
 }
 
-/// `impl Apply` for a type written whole.
+/// `impl Apply` for a type written whole. The `for<'__a>` turns the bounds into a condition
+/// of the impl: an enum without `Clone` still compiles, and only a configuration holding it
+/// reports what is missing.
 fn own_configuration(ident: &syn::Ident) -> TokenStream {
     let apply = apply_trait();
     let serde = quote!(::kubegen::__private::serde);
