@@ -1,15 +1,12 @@
 //! client-go's Extract functions for kubegen kinds: the apply configuration holding exactly
 //! what one manager applied.
 
-use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
-
 use serde::Serialize;
 
 use super::{Apply, ObjectConfiguration};
-use crate::CustomResource;
 use crate::fieldpath::managed;
-use crate::fieldpath::schema::Schema;
+use crate::validation::local::prepared_kind;
+use crate::{CrdError, CustomResource};
 
 /// Why a manager's fields could not be extracted.
 #[derive(Debug, thiserror::Error)]
@@ -17,6 +14,9 @@ pub enum ExtractError {
     /// The object does not fit its schema, or its `managedFields` do not decode.
     #[error(transparent)]
     Fields(#[from] managed::ExtractError),
+    /// The kind's CRD (whose schema types the fields) could not be built.
+    #[error(transparent)]
+    Crd(#[from] CrdError),
     /// The object could not be written as JSON.
     #[error("error converting obj to unstructured: {0}")]
     Encode(serde_json::Error),
@@ -63,10 +63,12 @@ where
     K::Configuration: ObjectConfiguration,
 {
     let value = serde_json::to_value(object).map_err(ExtractError::Encode)?;
-    let types = field_types::<K>();
-    let mut extracted = managed::extract(types, &value, manager, subresource)?.unwrap_or_else(
-        || serde_json::json!({"apiVersion": value["apiVersion"], "kind": value["kind"]}),
-    );
+    // The kind's field types, built once per process beside its validator.
+    let prepared = prepared_kind::<K>()?;
+    let mut extracted = managed::extract(prepared.field_types(), &value, manager, subresource)?
+        .unwrap_or_else(
+            || serde_json::json!({"apiVersion": value["apiVersion"], "kind": value["kind"]}),
+        );
     // The identity, as client-go's Extract functions set it whatever the manager owns.
     let metadata = &mut extracted["metadata"];
     if !metadata.is_object() {
@@ -86,17 +88,5 @@ where
         manager: manager.to_owned(),
         configuration: std::any::type_name::<K::Configuration>(),
         source,
-    })
-}
-
-/// The field types of `K`, built once per kind from its schema as the apiserver builds them.
-fn field_types<K: CustomResource>() -> &'static Schema {
-    static TYPES: Mutex<Option<HashMap<&'static str, &'static Schema>>> = Mutex::new(None);
-    let mut types = TYPES.lock().unwrap_or_else(PoisonError::into_inner);
-    let types = types.get_or_insert_with(HashMap::new);
-    types.entry(K::INFO.rust_type).or_insert_with(|| {
-        let built = Schema::from_openapi_or_deduced(&(K::INFO.schema)().to_value());
-        // One per kind for the life of the process, like a generated static.
-        Box::leak(Box::new(built))
     })
 }

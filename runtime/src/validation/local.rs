@@ -227,10 +227,20 @@ fn verdict(object: &Value, causes: Vec<FieldError>) -> Result<(), ValidateError>
     }))
 }
 
-/// A kind's schema and its compiled validator.
-struct Prepared {
+/// A kind's schema, its compiled validator, and (built when first asked for) the field types
+/// server-side apply tracks ownership with.
+pub(crate) struct Prepared {
     schema: Value,
     validator: ResourceValidator,
+    field_types: OnceLock<crate::fieldpath::schema::Schema>,
+}
+
+impl Prepared {
+    /// The kind's field types, as the apiserver builds them from its CRD schema.
+    pub(crate) fn field_types(&self) -> &crate::fieldpath::schema::Schema {
+        self.field_types
+            .get_or_init(|| crate::fieldpath::schema::Schema::from_openapi_or_deduced(&self.schema))
+    }
 }
 
 impl std::ops::Deref for Prepared {
@@ -241,7 +251,7 @@ impl std::ops::Deref for Prepared {
 }
 
 /// Each kind's schema is built and compiled once per process.
-fn prepared_kind<K: CustomResource>() -> Result<Arc<Prepared>, CrdError> {
+pub(crate) fn prepared_kind<K: CustomResource>() -> Result<Arc<Prepared>, CrdError> {
     static KINDS: OnceLock<Mutex<HashMap<usize, Arc<Prepared>>>> = OnceLock::new();
     // `INFO` is one static per kind and version: its address names the kind.
     let key = std::ptr::from_ref(K::INFO) as usize;
@@ -266,7 +276,11 @@ fn prepared_kind<K: CustomResource>() -> Result<Arc<Prepared>, CrdError> {
         &schema,
         info.scale,
     );
-    let prepared = Arc::new(Prepared { schema, validator });
+    let prepared = Arc::new(Prepared {
+        schema,
+        validator,
+        field_types: OnceLock::new(),
+    });
     kinds
         .lock()
         .unwrap_or_else(|e| e.into_inner())

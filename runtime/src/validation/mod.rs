@@ -26,7 +26,7 @@ pub mod field;
 pub mod formats;
 pub mod gofmt;
 pub mod listtype;
-mod local;
+pub(crate) mod local;
 mod names;
 mod netfmt;
 mod numbers;
