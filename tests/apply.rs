@@ -10,6 +10,9 @@ use kubegen::prelude::*;
 use kubegen::testing::TestEnv;
 use serde_json::{Value, json};
 
+mod managed;
+use managed::owned_fields;
+
 /// A Deck: a spec with a required field, defaults, a map list, a map, an enum and a nested
 /// struct, and a status.
 #[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -130,20 +133,7 @@ fn slot(name: &str, size: i32) -> SlotApplyConfiguration {
 
 /// The `fieldsV1` of `manager`'s entry with `operation` (and `subresource`), or null.
 fn owned(object: &Deck, manager: &str, operation: &str, subresource: &str) -> Value {
-    let entries = object
-        .metadata
-        .managed_fields
-        .as_deref()
-        .unwrap_or_default();
-    entries
-        .iter()
-        .find(|e| {
-            e.manager.as_deref() == Some(manager)
-                && e.operation.as_deref() == Some(operation)
-                && e.subresource.as_deref().unwrap_or("") == subresource
-        })
-        .and_then(|e| e.fields_v1.as_ref())
-        .map_or(Value::Null, |f| f.0.clone())
+    owned_fields(&object.metadata, manager, operation, subresource).unwrap_or(Value::Null)
 }
 
 fn json_of<T: Serialize>(value: &T) -> Value {

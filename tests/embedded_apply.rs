@@ -24,6 +24,9 @@ use kubegen::schema::k8s_extensions::{self, EXTENSION_KEYS};
 use kubegen::testing::TestEnv;
 use serde_json::{Map, Value, json};
 
+mod managed;
+use managed::owned_fields;
+
 /// A CronJob holding a whole Job template, as the kubebuilder tutorial's does.
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
 #[resource(group = "embedded.kubegen.dev", version = "v1", kind = "CronJob")]
@@ -87,14 +90,8 @@ fn env_names(container: &Container) -> Vec<&str> {
 /// The fields `manager` owns under the template's `spec.containers`, as managedFields
 /// writes them.
 fn owned_containers(job: &CronJob, manager: &str) -> Value {
-    let entry = job
-        .metadata
-        .managed_fields
-        .iter()
-        .flatten()
-        .find(|m| m.manager.as_deref() == Some(manager) && m.operation.as_deref() == Some("Apply"))
+    let fields = owned_fields(&job.metadata, manager, "Apply", "")
         .unwrap_or_else(|| panic!("no Apply entry of {manager}"));
-    let fields = entry.fields_v1.as_ref().unwrap().0.clone();
     fields["f:spec"]["f:jobTemplate"]["f:spec"]["f:template"]["f:spec"]["f:containers"].clone()
 }
 
