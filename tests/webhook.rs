@@ -199,6 +199,12 @@ impl Running {
             .await
     }
 
+    /// A ConversionReview of `objects` to `desired`, posted to the conversion path.
+    async fn convert(&self, desired: &str, objects: Vec<Value>) -> (StatusCode, Value) {
+        self.post("/convert", &conversion_review(desired, objects))
+            .await
+    }
+
     async fn stop(mut self) {
         let _ = self.stop.take().unwrap().send(());
         tokio::time::timeout(Duration::from_secs(10), &mut self.task)
@@ -331,9 +337,7 @@ async fn converts_every_object_in_order() {
             json!({"size": "5", "color": "red"}),
         ),
     ];
-    let (status, body) = server
-        .post("/convert", &conversion_review("example.com/v1", objects))
-        .await;
+    let (status, body) = server.convert("example.com/v1", objects).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["kind"], "ConversionReview");
     assert_eq!(body["apiVersion"], "apiextensions.k8s.io/v1");
@@ -355,12 +359,9 @@ async fn converts_every_object_in_order() {
 
     // And back.
     let (_, body) = server
-        .post(
-            "/convert",
-            &conversion_review(
-                "example.com/v1alpha1",
-                vec![widget("example.com/v1", "a", json!({"replicas": 4}))],
-            ),
+        .convert(
+            "example.com/v1alpha1",
+            vec![widget("example.com/v1", "a", json!({"replicas": 4}))],
         )
         .await;
     assert_eq!(
@@ -377,9 +378,7 @@ async fn a_failed_conversion_fails_the_review() {
         widget("example.com/v1alpha1", "a", json!({"size": "3"})),
         widget("example.com/v1alpha1", "b", json!({"size": "big"})),
     ];
-    let (status, body) = server
-        .post("/convert", &conversion_review("example.com/v1", objects))
-        .await;
+    let (status, body) = server.convert("example.com/v1", objects).await;
     assert_eq!(status, StatusCode::OK);
     let response = &body["response"];
     assert_eq!(response["uid"], "conv-1");
@@ -394,24 +393,16 @@ async fn a_failed_conversion_fails_the_review() {
 
     // A kind without a converter, and a version the converter does not know.
     let gadget = json!({"apiVersion": "example.com/v1alpha1", "kind": "Gadget", "metadata": {"name": "g"}, "spec": {}});
-    let (_, body) = server
-        .post(
-            "/convert",
-            &conversion_review("example.com/v1", vec![gadget]),
-        )
-        .await;
+    let (_, body) = server.convert("example.com/v1", vec![gadget]).await;
     let message = body["response"]["result"]["message"].as_str().unwrap();
     assert!(
         message.contains("no converter is registered for kind Gadget in group \"example.com\""),
         "{message}"
     );
     let (_, body) = server
-        .post(
-            "/convert",
-            &conversion_review(
-                "example.com/v2",
-                vec![widget("example.com/v1", "a", json!({"replicas": 1}))],
-            ),
+        .convert(
+            "example.com/v2",
+            vec![widget("example.com/v1", "a", json!({"replicas": 1}))],
         )
         .await;
     assert_eq!(body["response"]["result"]["status"], "Failure");
@@ -1267,10 +1258,7 @@ async fn generated_conversions_round_trip_through_the_server() {
     let server = Running::self_signed_serving(webhooks).await;
     let originals: Vec<Value> = (0..100).map(alpha_gizmo).collect();
     let (status, body) = server
-        .post(
-            "/convert",
-            &conversion_review("typed.example.com/v1", originals.clone()),
-        )
+        .convert("typed.example.com/v1", originals.clone())
         .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["response"]["result"]["status"], "Success", "{body}");
@@ -1289,12 +1277,7 @@ async fn generated_conversions_round_trip_through_the_server() {
             kubegen::convert::convert(original.clone(), "typed.example.com/v1").unwrap()
         );
     }
-    let (_, body) = server
-        .post(
-            "/convert",
-            &conversion_review("typed.example.com/v1alpha1", hubs),
-        )
-        .await;
+    let (_, body) = server.convert("typed.example.com/v1alpha1", hubs).await;
     assert_eq!(body["response"]["result"]["status"], "Success", "{body}");
     assert_eq!(body["response"]["convertedObjects"], json!(originals));
 
@@ -1304,29 +1287,18 @@ async fn generated_conversions_round_trip_through_the_server() {
         json!({"title": "t", "storage": "2Gi", "backup": "daily"}),
     );
     let (_, body) = server
-        .post(
-            "/convert",
-            &conversion_review("typed.example.com/v1alpha1", vec![backed_up.clone()]),
-        )
+        .convert("typed.example.com/v1alpha1", vec![backed_up.clone()])
         .await;
     let alpha = body["response"]["convertedObjects"][0].clone();
     assert!(alpha["spec"].get("backup").is_none());
-    let (_, body) = server
-        .post(
-            "/convert",
-            &conversion_review("typed.example.com/v1", vec![alpha]),
-        )
-        .await;
+    let (_, body) = server.convert("typed.example.com/v1", vec![alpha]).await;
     assert_eq!(body["response"]["convertedObjects"], json!([backed_up]));
 
     // A conversion error fails the review with its text.
     let mut bad = alpha_gizmo(1);
     bad["spec"]["size"] = json!("12Mi");
     let (_, body) = server
-        .post(
-            "/convert",
-            &conversion_review("typed.example.com/v1", vec![alpha_gizmo(0), bad]),
-        )
+        .convert("typed.example.com/v1", vec![alpha_gizmo(0), bad])
         .await;
     let result = &body["response"]["result"];
     assert_eq!(result["status"], "Failure");
