@@ -199,6 +199,28 @@ impl Running {
             .await
     }
 
+    /// An AdmissionReview of a Widget `operation`, posted to the validating webhook.
+    async fn validate_widget(
+        &self,
+        operation: &str,
+        object: Option<Value>,
+        old: Option<Value>,
+    ) -> (StatusCode, Value) {
+        let review = admission_review(operation, &widgets(), object, old);
+        self.post(&validate_path(), &review).await
+    }
+
+    /// An AdmissionReview of a Widget `operation`, posted to the mutating webhook.
+    async fn mutate_widget(
+        &self,
+        operation: &str,
+        object: Option<Value>,
+        old: Option<Value>,
+    ) -> (StatusCode, Value) {
+        let review = admission_review(operation, &widgets(), object, old);
+        self.post(&mutate_path(), &review).await
+    }
+
     /// A ConversionReview of `objects` to `desired`, posted to the conversion path.
     async fn convert(&self, desired: &str, objects: Vec<Value>) -> (StatusCode, Value) {
         self.post("/convert", &conversion_review(desired, objects))
@@ -430,10 +452,7 @@ async fn a_mutating_webhook_answers_with_a_json_patch() {
     let server = Running::self_signed().await;
     let original = widget("example.com/v1", "w1", json!({"title": "x"}));
     let (status, body) = server
-        .post(
-            &mutate_path(),
-            &admission_review("CREATE", &widgets(), Some(original.clone()), None),
-        )
+        .mutate_widget("CREATE", Some(original.clone()), None)
         .await;
     assert_eq!(status, StatusCode::OK);
     let response = &body["response"];
@@ -454,15 +473,7 @@ async fn a_mutating_webhook_answers_with_a_json_patch() {
 
     // Nothing to change: no patch at all.
     let (_, body) = server
-        .post(
-            &mutate_path(),
-            &admission_review(
-                "UPDATE",
-                &widgets(),
-                Some(expected.clone()),
-                Some(expected.clone()),
-            ),
-        )
+        .mutate_widget("UPDATE", Some(expected.clone()), Some(expected.clone()))
         .await;
     assert_eq!(body["response"]["allowed"], true);
     assert_eq!(body["response"].get("patch"), None);
@@ -480,10 +491,7 @@ async fn a_validating_webhook_denies_with_causes() {
         json!({"title": "y", "replicas": 12}),
     );
     let (status, body) = server
-        .post(
-            &validate_path(),
-            &admission_review("UPDATE", &widgets(), Some(new.clone()), Some(old.clone())),
-        )
+        .validate_widget("UPDATE", Some(new.clone()), Some(old.clone()))
         .await;
     assert_eq!(status, StatusCode::OK);
     let response = &body["response"];
@@ -511,10 +519,7 @@ async fn a_validating_webhook_denies_with_causes() {
 
     // A valid create is allowed, without warnings.
     let (_, body) = server
-        .post(
-            &validate_path(),
-            &admission_review("CREATE", &widgets(), Some(old.clone()), None),
-        )
+        .validate_widget("CREATE", Some(old.clone()), None)
         .await;
     assert_eq!(body["response"]["allowed"], true);
     assert_eq!(body["response"].get("warnings"), None);
@@ -527,10 +532,7 @@ async fn delete_admission_sees_the_old_object() {
     let mut protected = widget("example.com/v1", "w1", json!({"replicas": 1}));
     protected["metadata"]["labels"] = json!({"protected": "yes"});
     let (_, body) = server
-        .post(
-            &validate_path(),
-            &admission_review("DELETE", &widgets(), None, Some(protected)),
-        )
+        .validate_widget("DELETE", None, Some(protected))
         .await;
     let response = &body["response"];
     assert_eq!(response["allowed"], false);
@@ -540,19 +542,11 @@ async fn delete_admission_sees_the_old_object() {
 
     let plain = widget("example.com/v1", "w1", json!({"replicas": 1}));
     let (_, body) = server
-        .post(
-            &validate_path(),
-            &admission_review("DELETE", &widgets(), None, Some(plain.clone())),
-        )
+        .validate_widget("DELETE", None, Some(plain.clone()))
         .await;
     assert_eq!(body["response"]["allowed"], true);
     // The mutating webhook has nothing to patch on a delete.
-    let (_, body) = server
-        .post(
-            &mutate_path(),
-            &admission_review("DELETE", &widgets(), None, Some(plain)),
-        )
-        .await;
+    let (_, body) = server.mutate_widget("DELETE", None, Some(plain)).await;
     assert_eq!(body["response"]["allowed"], true);
     assert_eq!(body["response"].get("patch"), None);
     server.stop().await;
