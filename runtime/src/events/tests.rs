@@ -2,7 +2,6 @@ use std::num::NonZeroUsize;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use k8s_openapi::api::core::v1::{ConfigMap, ObjectReference};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -164,7 +163,7 @@ fn fake_apiserver(
                 let response = http::Response::builder()
                     .status(status)
                     .header("content-type", "application/json")
-                    .body(Full::new(Bytes::from(body)))?;
+                    .body(Full::new(body))?;
                 Ok::<_, Box<dyn std::error::Error + Send + Sync>>(response)
             }
         }
@@ -182,6 +181,11 @@ fn event(reason: &str) -> Event {
     }
 }
 
+/// Publishes an event with `reason` about the object `name`.
+fn send(recorder: &EventRecorder, reason: &str, name: &str) -> Published {
+    recorder.publish(event(reason), object(name))
+}
+
 fn dropped(metrics: &Metrics, reason: &str) -> String {
     let series = format!("kubegen_events_dropped_total{{reporter=\"ctl\",reason=\"{reason}\"}} ");
     let text = metrics.encode();
@@ -195,14 +199,8 @@ fn dropped(metrics: &Metrics, reason: &str) -> String {
 async fn publishing_queues_and_flush_waits_until_sent() {
     let (client, seen, _arrived) = fake_apiserver(Arc::new(Semaphore::new(1000)));
     let recorder = EventRecorder::new(client, "ctl".into());
-    assert_eq!(
-        recorder.publish(event("First"), object("a")),
-        Published::Queued
-    );
-    assert_eq!(
-        recorder.publish(event("First"), object("a")),
-        Published::Queued
-    );
+    assert_eq!(send(&recorder, "First", "a"), Published::Queued);
+    assert_eq!(send(&recorder, "First", "a"), Published::Queued);
     let map = ConfigMap {
         metadata: ObjectMeta {
             name: Some("b".into()),
@@ -255,23 +253,11 @@ async fn a_slow_apiserver_never_blocks_publish_and_a_full_queue_drops() {
             ..EventRecorderConfig::default()
         },
     );
-    assert_eq!(
-        recorder.publish(event("E0"), object("o0")),
-        Published::Queued
-    );
+    assert_eq!(send(&recorder, "E0", "o0"), Published::Queued);
     arrived.recv().await.unwrap(); // the task holds E0, waiting on the apiserver
-    assert_eq!(
-        recorder.publish(event("E1"), object("o1")),
-        Published::Queued
-    );
-    assert_eq!(
-        recorder.publish(event("E2"), object("o2")),
-        Published::Queued
-    );
-    assert_eq!(
-        recorder.publish(event("E3"), object("o3")),
-        Published::QueueFull
-    );
+    assert_eq!(send(&recorder, "E1", "o1"), Published::Queued);
+    assert_eq!(send(&recorder, "E2", "o2"), Published::Queued);
+    assert_eq!(send(&recorder, "E3", "o3"), Published::QueueFull);
     assert_eq!(dropped(&metrics, "queue_full"), "1");
 
     gate.add_permits(100);
@@ -300,16 +286,10 @@ async fn spam_filtered_and_refused_events_are_counted() {
             ..EventRecorderConfig::default()
         },
     );
+    assert_eq!(send(&recorder, "One", "a"), Published::Queued);
+    assert_eq!(send(&recorder, "Refused", "a"), Published::Queued);
     assert_eq!(
-        recorder.publish(event("One"), object("a")),
-        Published::Queued
-    );
-    assert_eq!(
-        recorder.publish(event("Refused"), object("a")),
-        Published::Queued
-    );
-    assert_eq!(
-        recorder.publish(event("Three"), object("a")),
+        send(&recorder, "Three", "a"),
         Published::SpamFiltered,
         "another reason does not escape the filter"
     );
@@ -330,10 +310,7 @@ async fn the_recorder_filters_on_the_tokio_clock() {
     assert!(published[..25].iter().all(|p| *p == Published::Queued));
     assert_eq!(published[25], Published::SpamFiltered);
     tokio::time::advance(Duration::from_secs(300)).await;
-    assert_eq!(
-        recorder.publish(event("Later"), object("a")),
-        Published::Queued
-    );
+    assert_eq!(send(&recorder, "Later", "a"), Published::Queued);
     recorder.flush().await;
     assert_eq!(seen.lock().len(), 26);
 }
