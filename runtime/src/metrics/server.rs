@@ -1,0 +1,296 @@
+//! A manager's plain-HTTP endpoint: `/metrics`, `/healthz` and `/readyz`, the health
+//! endpoints answering as controller-runtime's `healthz` handler does.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::convert::Infallible;
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{Method, Request, Response, StatusCode, header};
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use parking_lot::RwLock;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use super::Metrics;
+
+/// How long a client may take to send a request's headers.
+const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long shutdown waits for scrapes in flight.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A health check: `Err` with a reason when unhealthy. The reason is logged, not served
+/// (the endpoints are usually unauthenticated).
+pub type Check = Arc<dyn Fn() -> Result<(), String> + Send + Sync>;
+
+/// A second check under a name already taken.
+#[derive(Debug, thiserror::Error)]
+#[error("a {endpoint} check named {name:?} already exists")]
+pub struct DuplicateCheck {
+    /// `healthz` or `readyz`.
+    pub endpoint: &'static str,
+    /// The name taken.
+    pub name: String,
+}
+
+/// The named checks behind `/healthz` (liveness) and `/readyz` (readiness). Cheap to clone;
+/// clones share the checks, so checks added after [`serve`] started are served too.
+///
+/// With no checks an endpoint answers with a built-in `ping` check that always passes, as
+/// controller-runtime does.
+#[derive(Clone, Default)]
+pub struct HealthChecks {
+    healthz: Arc<RwLock<BTreeMap<String, Check>>>,
+    readyz: Arc<RwLock<BTreeMap<String, Check>>>,
+}
+
+impl std::fmt::Debug for HealthChecks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HealthChecks")
+            .field("healthz", &self.healthz.read().keys().collect::<Vec<_>>())
+            .field("readyz", &self.readyz.read().keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl HealthChecks {
+    /// No checks yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a liveness check, served at `/healthz` and `/healthz/{name}`.
+    pub fn add_healthz(
+        &self,
+        name: impl Into<String>,
+        check: impl Fn() -> Result<(), String> + Send + Sync + 'static,
+    ) -> Result<(), DuplicateCheck> {
+        add(&self.healthz, "healthz", name.into(), Arc::new(check))
+    }
+
+    /// Adds a readiness check, served at `/readyz` and `/readyz/{name}`.
+    pub fn add_readyz(
+        &self,
+        name: impl Into<String>,
+        check: impl Fn() -> Result<(), String> + Send + Sync + 'static,
+    ) -> Result<(), DuplicateCheck> {
+        add(&self.readyz, "readyz", name.into(), Arc::new(check))
+    }
+}
+
+fn add(
+    checks: &RwLock<BTreeMap<String, Check>>,
+    endpoint: &'static str,
+    name: String,
+    check: Check,
+) -> Result<(), DuplicateCheck> {
+    let mut checks = checks.write();
+    if checks.contains_key(&name) {
+        return Err(DuplicateCheck { endpoint, name });
+    }
+    checks.insert(name, check);
+    Ok(())
+}
+
+/// Serves `/metrics` (`metrics` as OpenMetrics text), `/healthz` and `/readyz` (`health`) on
+/// `listener` over plain HTTP/1.1 until `shutdown` is cancelled, then lets requests in flight
+/// finish (a few seconds at most) and returns.
+///
+/// The health endpoints answer `200 ok`, or `500` listing every check as `[+]name ok` /
+/// `[-]name failed: reason withheld` followed by `healthz check failed`; `?verbose` lists the
+/// checks on success too, `?exclude=name` (repeatable) skips one, and `/healthz/{name}` runs
+/// one check alone.
+pub async fn serve(
+    listener: TcpListener,
+    metrics: Metrics,
+    health: HealthChecks,
+    shutdown: CancellationToken,
+) -> std::io::Result<()> {
+    let shared = Arc::new((metrics, health));
+    let mut connections = JoinSet::new();
+    loop {
+        tokio::select! {
+            () = shutdown.cancelled() => break,
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+            accepted = listener.accept() => match accepted {
+                Ok((tcp, _)) => {
+                    connections.spawn(connection(tcp, shared.clone(), shutdown.clone()));
+                }
+                Err(error) => {
+                    // Out of file descriptors and the like: wait a little rather than spin.
+                    tracing::warn!(%error, "accepting a metrics connection");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            },
+        }
+    }
+    drop(listener);
+    let drained = tokio::time::timeout(DRAIN_TIMEOUT, async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        connections.shutdown().await;
+    }
+    Ok(())
+}
+
+/// Serves one connection until the client closes it or the server shuts down (after the
+/// request in flight, if any).
+async fn connection(tcp: TcpStream, shared: Arc<(Metrics, HealthChecks)>, stop: CancellationToken) {
+    let service = service_fn(move |request| {
+        let shared = shared.clone();
+        async move { Ok::<_, Infallible>(route(&shared.0, &shared.1, &request)) }
+    });
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT);
+    let conn = builder.serve_connection(TokioIo::new(tcp), service);
+    let mut conn = std::pin::pin!(conn);
+    let result = tokio::select! {
+        result = conn.as_mut() => result,
+        () = stop.cancelled() => {
+            conn.as_mut().graceful_shutdown();
+            conn.await
+        }
+    };
+    if let Err(error) = result {
+        tracing::debug!(%error, "metrics connection ended with an error");
+    }
+}
+
+type Body = Full<Bytes>;
+
+fn route(metrics: &Metrics, health: &HealthChecks, request: &Request<Incoming>) -> Response<Body> {
+    let path = request.uri().path();
+    let (endpoint, checks, rest) = if path == "/metrics" {
+        if request.method() != Method::GET && request.method() != Method::HEAD {
+            return text(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method not allowed\n".into(),
+            );
+        }
+        return response(StatusCode::OK, Metrics::CONTENT_TYPE, metrics.encode());
+    } else if let Some(rest) = path.strip_prefix("/healthz") {
+        ("healthz", &health.healthz, rest)
+    } else if let Some(rest) = path.strip_prefix("/readyz") {
+        ("readyz", &health.readyz, rest)
+    } else {
+        return text(StatusCode::NOT_FOUND, "404 page not found\n".into());
+    };
+    if request.method() != Method::GET && request.method() != Method::HEAD {
+        return text(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method not allowed\n".into(),
+        );
+    }
+    let checks = checks.read();
+    match rest.trim_end_matches('/') {
+        "" => aggregated(endpoint, &checks, request.uri().query()),
+        name => match name.strip_prefix('/') {
+            Some("ping") if checks.is_empty() => text(StatusCode::OK, "ok".into()),
+            Some(name) => match checks.get(name) {
+                Some(check) => match check() {
+                    Ok(()) => text(StatusCode::OK, "ok".into()),
+                    Err(reason) => {
+                        tracing::info!(endpoint, check = name, %reason, "health check failed");
+                        text(
+                            StatusCode::INTERNAL_SERVER_ERROR,
+                            format!("internal server error: {reason}\n"),
+                        )
+                    }
+                },
+                None => text(StatusCode::NOT_FOUND, "404 page not found\n".into()),
+            },
+            // `/healthzfoo`: not one of ours.
+            None => text(StatusCode::NOT_FOUND, "404 page not found\n".into()),
+        },
+    }
+}
+
+/// Runs every check (but the excluded ones) and answers as controller-runtime's healthz
+/// handler: `ok`, or the list of checks when one failed or `verbose` was asked for.
+fn aggregated(
+    endpoint: &str,
+    checks: &BTreeMap<String, Check>,
+    query: Option<&str>,
+) -> Response<Body> {
+    let mut verbose = false;
+    let mut excluded = BTreeSet::new();
+    for (key, value) in form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
+        match &*key {
+            "verbose" => verbose = true,
+            "exclude" => {
+                excluded.insert(value.into_owned());
+            }
+            _ => {}
+        }
+    }
+    let mut lines = String::new();
+    let mut failed = false;
+    if checks.is_empty() {
+        lines.push_str("[+]ping ok\n");
+    }
+    // A BTreeMap: checks come out sorted by name, as controller-runtime sorts them.
+    for (name, check) in checks {
+        if excluded.remove(name) {
+            let _ = writeln!(lines, "[+]{name} excluded: ok");
+            continue;
+        }
+        match check() {
+            Ok(()) => {
+                let _ = writeln!(lines, "[+]{name} ok");
+            }
+            Err(reason) => {
+                tracing::info!(endpoint, check = %name, %reason, "health check failed");
+                failed = true;
+                let _ = writeln!(lines, "[-]{name} failed: reason withheld");
+            }
+        }
+    }
+    if !failed && !verbose {
+        return text(StatusCode::OK, "ok".into());
+    }
+    if !excluded.is_empty() {
+        let names: Vec<String> = excluded.iter().map(|name| format!("{name:?}")).collect();
+        let _ = writeln!(
+            lines,
+            "warn: some health checks cannot be excluded: no matches for {}",
+            names.join(",")
+        );
+    }
+    if failed {
+        lines.push_str(&format!("{endpoint} check failed\n"));
+        text(StatusCode::INTERNAL_SERVER_ERROR, lines)
+    } else {
+        lines.push_str(&format!("{endpoint} check passed\n"));
+        text(StatusCode::OK, lines)
+    }
+}
+
+fn text(status: StatusCode, body: String) -> Response<Body> {
+    response(status, "text/plain; charset=utf-8", body)
+}
+
+fn response(status: StatusCode, content_type: &'static str, body: String) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(body)));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static(content_type),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        header::HeaderValue::from_static("nosniff"),
+    );
+    response
+}

@@ -1,0 +1,334 @@
+//! client-go's rate-limited work queue, for controllers fed by informer handlers.
+//!
+//! An item waits in the queue at most once (adding it again while queued does nothing); an
+//! item being processed is never handed to a second worker: added meanwhile, it is queued
+//! again when the first worker calls [`WorkQueue::done`]. [`WorkQueue::add_after`] holds items
+//! in one deadline-ordered set served by one background task per queue (client-go's delaying
+//! queue), so ten thousand delayed items cost ten thousand map entries, not ten thousand
+//! timers. [`WorkQueue::add_rate_limited`] delays an item exponentially per failure until
+//! [`WorkQueue::forget`] resets it. [`WorkQueue::with_metrics`] turns on client-go's queue
+//! metrics.
+
+mod delaying;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::hash::Hash;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use parking_lot::{Mutex, MutexGuard};
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+use crate::metrics::WorkQueueMetrics;
+use delaying::Waiting;
+
+struct State<T> {
+    queue: VecDeque<T>,
+    /// Items to be processed: those queued, and those added again while being processed
+    /// (client-go's dirty set).
+    dirty: HashSet<T>,
+    processing: HashSet<T>,
+    failures: HashMap<T, u32>,
+    /// Items added with a delay, by deadline.
+    waiting: Waiting<T>,
+    waiting_loop_started: bool,
+    shutting_down: bool,
+    /// When each dirty item was added; kept only with metrics.
+    added_at: HashMap<T, Instant>,
+    /// When each item being processed was handed out; kept only with metrics.
+    started_at: HashMap<T, Instant>,
+    unfinished_loop_started: bool,
+}
+
+struct Inner<T> {
+    state: Mutex<State<T>>,
+    /// Wakes workers waiting in `get`.
+    ready: Notify,
+    /// Wakes the waiting loop: an earlier deadline, shutdown, or the queue dropped.
+    wake_waiting: Arc<Notify>,
+    base_delay: Duration,
+    max_delay: Duration,
+    metrics: OnceLock<WorkQueueMetrics>,
+}
+
+impl<T> Drop for Inner<T> {
+    fn drop(&mut self) {
+        // The waiting loop holds only a weak reference: let it see the queue is gone.
+        self.wake_waiting.notify_one();
+    }
+}
+
+/// A deduplicating, rate-limited work queue. Cheap to clone; clones share the queue.
+pub struct WorkQueue<T> {
+    inner: Arc<Inner<T>>,
+}
+
+impl<T> Clone for WorkQueue<T> {
+    fn clone(&self) -> Self {
+        WorkQueue {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+impl<T: Clone + Eq + Hash + Send + 'static> Default for WorkQueue<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// How often the unfinished-work gauges are brought up to date (client-go's period).
+const UNFINISHED_WORK_UPDATE_PERIOD: Duration = Duration::from_millis(500);
+
+/// A deadline for delays too long to add to now: further away than any process lives.
+const FAR_FUTURE: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+
+impl<T: Clone + Eq + Hash + Send + 'static> WorkQueue<T> {
+    /// A queue with client-go's default per-item backoff: 5 ms doubling up to 1000 s.
+    pub fn new() -> Self {
+        Self::with_backoff(Duration::from_millis(5), Duration::from_secs(1000))
+    }
+
+    /// A queue whose per-item backoff starts at `base` and doubles up to `max`.
+    pub fn with_backoff(base: Duration, max: Duration) -> Self {
+        WorkQueue {
+            inner: Arc::new(Inner {
+                state: Mutex::new(State {
+                    queue: VecDeque::new(),
+                    dirty: HashSet::new(),
+                    processing: HashSet::new(),
+                    failures: HashMap::new(),
+                    waiting: Waiting::default(),
+                    waiting_loop_started: false,
+                    shutting_down: false,
+                    added_at: HashMap::new(),
+                    started_at: HashMap::new(),
+                    unfinished_loop_started: false,
+                }),
+                ready: Notify::new(),
+                wake_waiting: Arc::new(Notify::new()),
+                base_delay: base,
+                max_delay: max,
+                metrics: OnceLock::new(),
+            }),
+        }
+    }
+
+    /// Records client-go's queue metrics in `metrics` (from
+    /// [`Metrics::workqueue`](crate::metrics::Metrics::workqueue)): adds, depth, queue
+    /// latency, work duration, retries, and every 500 ms the unfinished work. Set it before
+    /// the first item is added; a second call is ignored. Without it the queue keeps no
+    /// timestamps and runs no metrics task.
+    pub fn with_metrics(self, metrics: WorkQueueMetrics) -> Self {
+        if self.inner.metrics.set(metrics).is_err() {
+            tracing::warn!("WorkQueue::with_metrics called twice; keeping the first metrics");
+        }
+        self
+    }
+
+    fn state(&self) -> MutexGuard<'_, State<T>> {
+        self.inner.state()
+    }
+
+    /// Queues `item` unless it is already queued; an item being processed is queued again
+    /// when its worker calls `done`.
+    pub fn add(&self, item: T) {
+        let mut s = self.state();
+        if s.shutting_down {
+            return;
+        }
+        let queued = self.inner.insert(&mut s, item);
+        drop(s);
+        if queued {
+            self.inner.ready.notify_one();
+        }
+    }
+
+    /// Queues `item` after `delay`. An item already waiting keeps the earlier of its two
+    /// deadlines. The first delayed add starts the queue's waiting task.
+    ///
+    /// # Panics
+    ///
+    /// A non-zero delay outside a tokio runtime panics (the waiting task is spawned on the
+    /// current runtime).
+    pub fn add_after(&self, item: T, delay: Duration) {
+        let mut s = self.state();
+        if s.shutting_down {
+            return;
+        }
+        if let Some(metrics) = self.inner.metrics.get() {
+            metrics.retried();
+        }
+        if delay.is_zero() {
+            let queued = self.inner.insert(&mut s, item);
+            drop(s);
+            if queued {
+                self.inner.ready.notify_one();
+            }
+            return;
+        }
+        let now = Instant::now();
+        let deadline = now.checked_add(delay).unwrap_or_else(|| now + FAR_FUTURE);
+        let earliest = s.waiting.insert(item, deadline);
+        let start = !std::mem::replace(&mut s.waiting_loop_started, true);
+        drop(s);
+        if start {
+            tokio::spawn(delaying::waiting_loop(
+                Arc::downgrade(&self.inner),
+                self.inner.wake_waiting.clone(),
+            ));
+        } else if earliest {
+            self.inner.wake_waiting.notify_one();
+        }
+    }
+
+    /// Queues `item` after its per-item backoff, which doubles with every call until
+    /// `forget`.
+    pub fn add_rate_limited(&self, item: T) {
+        let delay = {
+            let mut s = self.state();
+            let n = s.failures.entry(item.clone()).or_insert(0);
+            let delay = self
+                .inner
+                .base_delay
+                .saturating_mul(1u32 << (*n).min(31))
+                .min(self.inner.max_delay);
+            *n += 1;
+            delay
+        };
+        self.add_after(item, delay);
+    }
+
+    /// How many times `item` was rate-limited since it was last forgotten.
+    pub fn num_requeues(&self, item: &T) -> u32 {
+        self.state().failures.get(item).copied().unwrap_or(0)
+    }
+
+    /// Resets `item`'s backoff (call after it was processed successfully).
+    pub fn forget(&self, item: &T) {
+        self.state().failures.remove(item);
+    }
+
+    /// The next item, waiting until there is one; `None` once shut down and drained.
+    pub async fn get(&self) -> Option<T> {
+        loop {
+            let notified = self.inner.ready.notified();
+            {
+                let mut s = self.state();
+                if let Some(item) = s.queue.pop_front() {
+                    s.dirty.remove(&item);
+                    s.processing.insert(item.clone());
+                    if let Some(metrics) = self.inner.metrics.get() {
+                        let now = Instant::now();
+                        let waited = s.added_at.remove(&item).map(|at| now - at);
+                        metrics.got(waited);
+                        s.started_at.insert(item.clone(), now);
+                        if !std::mem::replace(&mut s.unfinished_loop_started, true) {
+                            tokio::spawn(update_unfinished_work(Arc::downgrade(&self.inner)));
+                        }
+                    }
+                    return Some(item);
+                }
+                if s.shutting_down {
+                    return None;
+                }
+            }
+            notified.await;
+        }
+    }
+
+    /// Marks `item` processed; if it was added meanwhile, it is queued again now.
+    pub fn done(&self, item: &T) {
+        let mut s = self.state();
+        if !s.processing.remove(item) {
+            return;
+        }
+        if let Some(metrics) = self.inner.metrics.get()
+            && let Some(at) = s.started_at.remove(item)
+        {
+            metrics.done(Instant::now() - at);
+        }
+        if s.dirty.contains(item) {
+            s.queue.push_back(item.clone());
+            drop(s);
+            self.inner.ready.notify_one();
+        }
+    }
+
+    /// Items waiting (not counting those being processed or delayed).
+    pub fn len(&self) -> usize {
+        self.state().queue.len()
+    }
+
+    /// Whether nothing is waiting.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Stops accepting items and drops the delayed ones; `get` returns `None` once the
+    /// queue is drained. The queue's background tasks end.
+    pub fn shut_down(&self) {
+        {
+            let mut s = self.state();
+            s.shutting_down = true;
+            s.waiting.clear();
+        }
+        self.inner.ready.notify_waiters();
+        self.inner.wake_waiting.notify_one();
+    }
+}
+
+impl<T: Clone + Eq + Hash> Inner<T> {
+    fn state(&self) -> MutexGuard<'_, State<T>> {
+        self.state.lock()
+    }
+
+    /// Marks `item` dirty unless it is, and queues it unless a worker holds it; returns
+    /// whether it was queued (a worker should be woken). Metrics count every item that
+    /// becomes dirty, as client-go counts them.
+    fn insert(&self, s: &mut State<T>, item: T) -> bool {
+        if s.dirty.contains(&item) {
+            return false;
+        }
+        if let Some(metrics) = self.metrics.get() {
+            metrics.added();
+            s.added_at.entry(item.clone()).or_insert_with(Instant::now);
+        }
+        if s.processing.contains(&item) {
+            s.dirty.insert(item);
+            return false;
+        }
+        s.dirty.insert(item.clone());
+        s.queue.push_back(item);
+        true
+    }
+}
+
+/// Brings the unfinished-work gauges up to date every 500 ms until the queue shuts down or
+/// is dropped.
+async fn update_unfinished_work<T: Clone + Eq + Hash>(queue: std::sync::Weak<Inner<T>>) {
+    let mut ticks = tokio::time::interval(UNFINISHED_WORK_UPDATE_PERIOD);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let Some(inner) = queue.upgrade() else {
+            return;
+        };
+        let s = inner.state();
+        if s.shutting_down {
+            return;
+        }
+        let Some(metrics) = inner.metrics.get() else {
+            return;
+        };
+        let now = Instant::now();
+        let (total, longest) = s.started_at.values().map(|&at| now - at).fold(
+            (Duration::ZERO, Duration::ZERO),
+            |(total, longest), held| (total + held, longest.max(held)),
+        );
+        metrics.unfinished(total, longest);
+    }
+}
