@@ -209,13 +209,32 @@ fn matches(crd: &CustomResourceDefinition, wanted: &str) -> bool {
     names.kind == wanted || names.plural == wanted || crd.metadata.name.as_deref() == Some(wanted)
 }
 
+/// A document crdgen (or rbacgen) could not serialize.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot serialize {document}: {message}")]
+pub struct SerializeError {
+    /// The document's name: a CRD's, or a kind.
+    pub document: String,
+    /// The serializer's message.
+    pub message: String,
+}
+
+impl From<SerializeError> for CrdgenError {
+    fn from(e: SerializeError) -> Self {
+        CrdgenError::Serialize {
+            crd: e.document,
+            message: e.message,
+        }
+    }
+}
+
 fn render_one(
     format: Format,
     name: &str,
     value: &Value,
-) -> Result<(String, &'static str), CrdgenError> {
-    let serialize = |e: String| CrdgenError::Serialize {
-        crd: name.to_owned(),
+) -> Result<(String, &'static str), SerializeError> {
+    let serialize = |e: String| SerializeError {
+        document: name.to_owned(),
         message: e,
     };
     Ok(match format {
@@ -232,7 +251,12 @@ fn render_one(
     })
 }
 
-fn render_all(format: Format, documents: &[(String, Value)]) -> Result<String, CrdgenError> {
+/// `documents` (name, object) in `format`: YAML documents each after `---`, or JSON (a `v1`
+/// `List` when there are several). rbacgen prints with it too.
+pub(crate) fn render_all(
+    format: Format,
+    documents: &[(String, Value)],
+) -> Result<String, SerializeError> {
     match (format, documents) {
         (Format::Json, [(name, one)]) => Ok(render_one(format, name, one)?.0),
         (Format::Json, many) => {
