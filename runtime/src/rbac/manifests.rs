@@ -38,7 +38,8 @@ pub fn cluster_role_binding(
             ..ObjectMeta::default()
         },
         role_ref: RoleRef {
-            api_group: Some("rbac.authorization.k8s.io".into()),
+            // `.into()`: optional in newer Kubernetes versions' types.
+            api_group: String::from("rbac.authorization.k8s.io").into(),
             kind: "ClusterRole".into(),
             name: role.to_owned(),
         },
