@@ -6,12 +6,15 @@
 //!
 //! Three scenarios run side by side, each with its own namespace, ServiceAccount and
 //! ClusterRole: the whole demo under the full role, then the role without `cronjobs/status`
-//! patch, and without `jobruns` create.
+//! patch, and without `jobruns` create. Last, a run that blocks its owner's deletion shows
+//! when the role would need `cronjobs/finalizers`.
 
 use std::future::Future;
 use std::time::Duration;
 
+use k8s_openapi::Resource as _;
 use k8s_openapi::api::authorization::v1::ResourceAttributes;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{Api, Patch, PatchParams};
 use kube::core::Status;
 use kubegen::client::ClientError;
@@ -19,7 +22,7 @@ use kubegen::informer::SharedInformerFactory;
 use kubegen::rbac::{Rules, Verb, cluster_role_binding};
 use kubegen::testing::Envtest;
 use kubegen::testing::envtest::wait_for_access;
-use kubegen_examples::cronjob::{CronJob, CronJobClientExt, JobRunClientExt};
+use kubegen_examples::cronjob::{CronJob, CronJobClientExt, JobRun, JobRunClientExt};
 use kubegen_examples::operator::{Log, Operator};
 use kubegen_examples::rbac::{OPERATOR, operator_rules};
 
@@ -73,7 +76,51 @@ fn the_operator_runs_under_exactly_its_role_and_fails_without_one_rule() {
 
         assert_forbidden(&status, "rbac-no-status", "patch", "cronjobs/status");
         assert_forbidden(&create, "rbac-no-create", "create", "jobruns");
+
+        blocking_owner_deletion_needs_the_finalizers_rule(&env, ns).await;
     });
+}
+
+/// The operator's runs leave `blockOwnerDeletion` unset, so its role needs no
+/// `cronjobs/finalizers`. A run that set it would be refused by the
+/// `OwnerReferencesPermissionEnforcement` admission plugin until the role grants update on
+/// `cronjobs/finalizers`.
+async fn blocking_owner_deletion_needs_the_finalizers_rule(env: &Envtest, ns: &str) {
+    let client = env.service_account_client(ns, OPERATOR).await.unwrap();
+    let nightly = env.client().cron_jobs(ns).get("nightly").await.unwrap();
+    let mut run = JobRun::new(
+        "blocking",
+        serde_json::from_value(serde_json::json!({"scheduledTime": "2026-01-01T02:00:00Z"}))
+            .unwrap(),
+    );
+    run.metadata.owner_references = Some(vec![OwnerReference {
+        api_version: CronJob::API_VERSION.into(),
+        kind: CronJob::KIND.into(),
+        name: "nightly".into(),
+        uid: nightly.metadata.uid.unwrap(),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+    }]);
+    let runs = client.job_runs(ns);
+    match runs.create(&run).await {
+        Err(ClientError::Forbidden(status)) => {
+            eprintln!(
+                "blockOwnerDeletion without cronjobs/finalizers: {}",
+                status.message
+            );
+            assert!(
+                status.message.contains("cannot set blockOwnerDeletion"),
+                "{}",
+                status.message
+            );
+        }
+        other => panic!("blockOwnerDeletion should need cronjobs/finalizers: {other:?}"),
+    }
+    let with_finalizers =
+        operator_rules().grant_subresource::<CronJob>("finalizers", &[Verb::Update]);
+    apply(env, &with_finalizers.cluster_role(&role_name(ns))).await;
+    wait_for_rules(&client, ns, &with_finalizers).await;
+    runs.create(&run).await.unwrap();
 }
 
 /// The apiserver's 403 for `verb` on `resource`, naming the operator's ServiceAccount.
