@@ -166,8 +166,7 @@ async fn the_demo_under(env: &Envtest, ns: &str) -> Vec<String> {
     for worker in workers {
         worker.await.unwrap();
     }
-    let lines = log.lock().unwrap().clone();
-    lines
+    log.lock().unwrap().clone()
 }
 
 /// Binds the operator's full role, takes `verb` on `resource` away and waits until the

@@ -27,6 +27,8 @@ pub enum RbacError {
 
 /// A ClusterRoleBinding named `role` granting ClusterRole `role` to ServiceAccount
 /// `namespace/service_account`.
+// `roleRef.apiGroup` is a `String` in some Kubernetes versions' types, an `Option` in others.
+#[allow(clippy::useless_conversion)]
 pub fn cluster_role_binding(
     role: &str,
     service_account: &str,
@@ -38,7 +40,6 @@ pub fn cluster_role_binding(
             ..ObjectMeta::default()
         },
         role_ref: RoleRef {
-            // `.into()`: optional in newer Kubernetes versions' types.
             api_group: String::from("rbac.authorization.k8s.io").into(),
             kind: "ClusterRole".into(),
             name: role.to_owned(),

@@ -35,6 +35,9 @@ impl Envtest {
     ///
     /// Bind a role to the ServiceAccount (see [`crate::rbac`]), then [`wait_for_access`]
     /// before relying on it.
+    // The token and the spec are optional in some Kubernetes versions' types, not in others:
+    // the conversions are the identity in some.
+    #[allow(clippy::useless_conversion)]
     pub async fn service_account_client(
         &self,
         namespace: &str,
