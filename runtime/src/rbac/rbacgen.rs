@@ -17,7 +17,7 @@ use std::io::Write;
 use clap::Parser;
 
 use super::{RbacError, Rules, manifests};
-use crate::crd::crdgen::Format;
+use crate::crd::crdgen::{Format, run_command};
 
 /// Prints a ServiceAccount, a ClusterRole holding the operator's rules, and a
 /// ClusterRoleBinding granting that role to the ServiceAccount.
@@ -62,21 +62,9 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let args = match Args::try_parse_from(args) {
-        Ok(args) => args,
-        Err(e) => {
-            let target: &mut dyn Write = if e.use_stderr() { err } else { out };
-            let _ = write!(target, "{e}");
-            return e.exit_code();
-        }
-    };
-    match run(&args, name, rules, out) {
-        Ok(()) => 0,
-        Err(e) => {
-            let _ = writeln!(err, "rbacgen: {e}");
-            1
-        }
-    }
+    run_command("rbacgen", args, out, err, |args: Args, out| {
+        run(&args, name, rules, out)
+    })
 }
 
 /// Writes the manifests `args` asks for.

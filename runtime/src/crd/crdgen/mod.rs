@@ -115,7 +115,26 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let args = match Args::try_parse_from(args) {
+    run_command("crdgen", args, out, err, |args: Args, out| run(&args, out))
+}
+
+/// A command line's life: parses `args` as `A` (clap's help and version go to `out`, its
+/// errors to `err`, with clap's exit code), then `run`s, printing a failure as
+/// `program: error` to `err` with exit code 1. crdgen and rbacgen both run through it.
+pub(crate) fn run_command<A, E, I, T>(
+    program: &str,
+    args: I,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    run: impl FnOnce(A, &mut dyn Write) -> Result<(), E>,
+) -> i32
+where
+    A: Parser,
+    E: std::fmt::Display,
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let args = match A::try_parse_from(args) {
         Ok(args) => args,
         Err(e) => {
             let target: &mut dyn Write = if e.use_stderr() { err } else { out };
@@ -123,10 +142,10 @@ where
             return e.exit_code();
         }
     };
-    match run(&args, out) {
+    match run(args, out) {
         Ok(()) => 0,
         Err(e) => {
-            let _ = writeln!(err, "crdgen: {e}");
+            let _ = writeln!(err, "{program}: {e}");
             1
         }
     }
