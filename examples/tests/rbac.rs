@@ -90,6 +90,22 @@ fn rbacgen_takes_a_namespace_a_name_and_json() {
     );
 }
 
+#[test]
+fn the_rbacgen_binary_runs() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_rbacgen"))
+        .args(["--namespace", "ops"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let docs = documents(&String::from_utf8(output.stdout).unwrap());
+    let kinds: Vec<_> = docs.iter().map(|d| d["kind"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        ["ServiceAccount", "ClusterRole", "ClusterRoleBinding"]
+    );
+    assert_eq!(docs[2]["subjects"][0]["namespace"], "ops");
+}
+
 #[cfg(feature = "envtest")]
 #[path = "rbac/on_envtest.rs"]
 mod on_envtest;

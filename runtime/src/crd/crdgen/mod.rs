@@ -26,9 +26,9 @@ pub use webhooks::WebhookArgs;
 /// Output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// Multi-document YAML, `---` between CRDs.
+    /// Multi-document YAML, `---` before each document.
     Yaml,
-    /// JSON: one object, or a `v1` `List` when there are several CRDs.
+    /// JSON: one object, or a `v1` `List` when there are several.
     Json,
 }
 
