@@ -270,6 +270,93 @@ fn assert_cleaned_up(apiserver: u32, etcd: u32, dir: &Path) {
 
 #[cfg(target_os = "linux")]
 #[tokio::test]
+async fn a_service_account_client_has_only_the_rights_bound_to_it() {
+    use k8s_openapi::api::authentication::v1::SelfSubjectReview;
+    use k8s_openapi::api::authorization::v1::ResourceAttributes;
+    use kube::api::{Api, Patch, PatchParams, PostParams};
+    use kubegen::client::ClientError;
+    use kubegen::rbac::{Rules, Verb, cluster_role_binding};
+    use kubegen::testing::envtest::wait_for_access;
+
+    if assets("service account").is_none() {
+        return;
+    }
+    let env = Envtest::shared().await.expect("the shared envtest starts");
+    let (ns, name) = ("sa-test", "reader");
+    let client = env.service_account_client(ns, name).await.unwrap();
+    // Asking again finds the namespace and the ServiceAccount there, and makes a new token.
+    env.service_account_client(ns, name).await.unwrap();
+    let whoami = Api::<SelfSubjectReview>::all(client.clone())
+        .create(&PostParams::default(), &SelfSubjectReview::default())
+        .await
+        .unwrap();
+    let user = whoami.status.and_then(|s| s.user_info).unwrap_or_default();
+    assert_eq!(
+        user.username.as_deref(),
+        Some("system:serviceaccount:sa-test:reader"),
+        "the token, not the admin certificate, authenticates"
+    );
+
+    let list_probes = ResourceAttributes {
+        namespace: Some(ns.into()),
+        verb: Some("list".into()),
+        group: Some("envtest.kubegen.dev".into()),
+        resource: Some("probes".into()),
+        ..ResourceAttributes::default()
+    };
+    wait_for_access(&client, &list_probes, false, Duration::from_secs(10))
+        .await
+        .unwrap();
+    let probes = client.probes(ns);
+    let denied = probes.list(&Default::default()).await.unwrap_err();
+    assert!(matches!(denied, ClientError::Forbidden(_)), "{denied:?}");
+    let err = wait_for_access(&client, &list_probes, true, Duration::from_millis(300))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            EnvtestError::AccessNotSettled {
+                wanted: "allowed",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().starts_with("list probes in group \"envtest.kubegen.dev\" in namespace sa-test was not allowed within 300ms"), "{err}");
+
+    let role = Rules::new()
+        .grant::<Probe>(&[Verb::List])
+        .cluster_role("sa-test-reader");
+    let binding = cluster_role_binding("sa-test-reader", name, ns);
+    let admin = env.client();
+    let apply = PatchParams::apply("envtest-test").force();
+    Api::<k8s_openapi::api::rbac::v1::ClusterRole>::all(admin.clone())
+        .patch("sa-test-reader", &apply, &Patch::Apply(&role))
+        .await
+        .unwrap();
+    Api::<k8s_openapi::api::rbac::v1::ClusterRoleBinding>::all(admin)
+        .patch("sa-test-reader", &apply, &Patch::Apply(&binding))
+        .await
+        .unwrap();
+    wait_for_access(&client, &list_probes, true, Duration::from_secs(30))
+        .await
+        .unwrap();
+    probes.list(&Default::default()).await.unwrap();
+    let create = probes
+        .create(&Probe::new(
+            "refused",
+            ProbeSpec {
+                target: "x".into(),
+                attempts: None,
+            },
+        ))
+        .await
+        .unwrap_err();
+    assert!(matches!(create, ClientError::Forbidden(_)), "{create:?}");
+}
+
+#[tokio::test]
 async fn dropping_stops_both_processes_and_removes_the_directory() {
     if assets("drop").is_none() {
         return;

@@ -2,12 +2,14 @@
 //! Widget with status and scale subresources, a Database with two versions, and a Cache whose
 //! two versions really differ, with conversion and admission webhooks.
 //!
-//! `cargo run --bin crdgen` (from the repository root) prints their CRDs.
+//! `cargo run --bin crdgen` (from the repository root) prints their CRDs, and
+//! `cargo run --bin rbacgen` the CronJob operator's ServiceAccount, ClusterRole and binding.
 
 pub mod cache;
 pub mod cluster;
 pub mod cronjob;
 pub mod database;
 pub mod operator;
+pub mod rbac;
 pub mod tour;
 pub mod widget;

@@ -17,6 +17,7 @@ pub mod fieldpath;
 pub mod fields;
 pub mod informer;
 pub mod metrics;
+pub mod rbac;
 pub mod registry;
 pub mod resource;
 pub mod schema;

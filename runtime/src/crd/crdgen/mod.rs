@@ -26,9 +26,9 @@ pub use webhooks::WebhookArgs;
 /// Output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// Multi-document YAML, `---` between CRDs.
+    /// Multi-document YAML, `---` before each document.
     Yaml,
-    /// JSON: one object, or a `v1` `List` when there are several CRDs.
+    /// JSON: one object, or a `v1` `List` when there are several.
     Json,
 }
 
@@ -115,7 +115,26 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let args = match Args::try_parse_from(args) {
+    run_command("crdgen", args, out, err, |args: Args, out| run(&args, out))
+}
+
+/// A command line's life: parses `args` as `A` (clap's help and version go to `out`, its
+/// errors to `err`, with clap's exit code), then `run`s, printing a failure as
+/// `program: error` to `err` with exit code 1. crdgen and rbacgen both run through it.
+pub(crate) fn run_command<A, E, I, T>(
+    program: &str,
+    args: I,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    run: impl FnOnce(A, &mut dyn Write) -> Result<(), E>,
+) -> i32
+where
+    A: Parser,
+    E: std::fmt::Display,
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let args = match A::try_parse_from(args) {
         Ok(args) => args,
         Err(e) => {
             let target: &mut dyn Write = if e.use_stderr() { err } else { out };
@@ -123,10 +142,10 @@ where
             return e.exit_code();
         }
     };
-    match run(&args, out) {
+    match run(args, out) {
         Ok(()) => 0,
         Err(e) => {
-            let _ = writeln!(err, "crdgen: {e}");
+            let _ = writeln!(err, "{program}: {e}");
             1
         }
     }
@@ -209,13 +228,32 @@ fn matches(crd: &CustomResourceDefinition, wanted: &str) -> bool {
     names.kind == wanted || names.plural == wanted || crd.metadata.name.as_deref() == Some(wanted)
 }
 
+/// A document crdgen (or rbacgen) could not serialize.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot serialize {document}: {message}")]
+pub struct SerializeError {
+    /// The document's name: a CRD's, or a kind.
+    pub document: String,
+    /// The serializer's message.
+    pub message: String,
+}
+
+impl From<SerializeError> for CrdgenError {
+    fn from(e: SerializeError) -> Self {
+        CrdgenError::Serialize {
+            crd: e.document,
+            message: e.message,
+        }
+    }
+}
+
 fn render_one(
     format: Format,
     name: &str,
     value: &Value,
-) -> Result<(String, &'static str), CrdgenError> {
-    let serialize = |e: String| CrdgenError::Serialize {
-        crd: name.to_owned(),
+) -> Result<(String, &'static str), SerializeError> {
+    let serialize = |e: String| SerializeError {
+        document: name.to_owned(),
         message: e,
     };
     Ok(match format {
@@ -232,7 +270,12 @@ fn render_one(
     })
 }
 
-fn render_all(format: Format, documents: &[(String, Value)]) -> Result<String, CrdgenError> {
+/// `documents` (name, object) in `format`: YAML documents each after `---`, or JSON (a `v1`
+/// `List` when there are several). rbacgen prints with it too.
+pub(crate) fn render_all(
+    format: Format,
+    documents: &[(String, Value)],
+) -> Result<String, SerializeError> {
     match (format, documents) {
         (Format::Json, [(name, one)]) => Ok(render_one(format, name, one)?.0),
         (Format::Json, many) => {

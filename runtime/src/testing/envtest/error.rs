@@ -1,4 +1,4 @@
-//! Why an [`Envtest`](super::Envtest) could not start.
+//! Why an [`Envtest`](super::Envtest) could not start, or could not set up a test identity.
 
 use std::path::PathBuf;
 use std::process::ExitStatus;
@@ -12,7 +12,7 @@ pub use crate::testing::backend::ASSETS_VARIABLE;
 const HOW_TO_GET_ASSETS: &str = "run setup-envtest (`KUBEBUILDER_ASSETS=$(setup-envtest use -p path)`), \
      or in a kubegen checkout `KUBEBUILDER_ASSETS=$(../shared/k8s/install)`";
 
-/// Why starting an [`Envtest`](super::Envtest) failed.
+/// Why starting an [`Envtest`](super::Envtest), or setting up a test identity in it, failed.
 #[derive(Debug, thiserror::Error)]
 pub enum EnvtestError {
     /// No assets directory was given and `KUBEBUILDER_ASSETS` is not set.
@@ -102,6 +102,36 @@ pub enum EnvtestError {
     /// Installing the CRDs failed.
     #[error("installing CRDs into the envtest apiserver: {0}")]
     Install(#[from] InstallError),
+    /// A request made for a test (setting up a ServiceAccount, reviewing access) failed.
+    #[error("{context}: {source}")]
+    Request {
+        /// What was being done.
+        context: String,
+        /// kube's error.
+        source: Box<kube::Error>,
+    },
+    /// A TokenRequest was answered without a token.
+    #[error("the TokenRequest for ServiceAccount {service_account} came back without a token")]
+    NoToken {
+        /// `namespace/name`.
+        service_account: String,
+    },
+    /// An access review did not reach the expected answer in time
+    /// ([`wait_for_access`](super::wait_for_access)).
+    #[error(
+        "{access} was not {wanted} within {timeout:?}{}",
+        if reason.is_empty() { String::new() } else { format!(" (the authorizer said: {reason})") }
+    )]
+    AccessNotSettled {
+        /// The verb and resource reviewed.
+        access: String,
+        /// `allowed` or `denied`.
+        wanted: &'static str,
+        /// The authorizer's reason in its last answer.
+        reason: String,
+        /// How long the reviews went on.
+        timeout: Duration,
+    },
     /// The thread starting the shared instance panicked.
     #[error("starting the shared Envtest panicked: {0}")]
     Panicked(String),
@@ -112,5 +142,14 @@ impl EnvtestError {
     pub(super) fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> Self {
         let context = context.into();
         move |source| EnvtestError::Io { context, source }
+    }
+
+    /// An [`EnvtestError::Request`] with what was being done.
+    pub(super) fn request(context: impl Into<String>) -> impl FnOnce(kube::Error) -> Self {
+        let context = context.into();
+        move |source| EnvtestError::Request {
+            context,
+            source: Box::new(source),
+        }
     }
 }

@@ -23,6 +23,7 @@ mod error;
 mod launch;
 mod process;
 mod readiness;
+mod service_account;
 mod shared;
 
 use std::path::{Path, PathBuf};
@@ -34,6 +35,7 @@ use tempfile::TempDir;
 pub use self::builder::EnvtestBuilder;
 pub use self::error::{ASSETS_VARIABLE, EnvtestError};
 use self::process::Processes;
+pub use self::service_account::wait_for_access;
 
 /// A running etcd + kube-apiserver, stopped (and its directory removed) on drop.
 ///

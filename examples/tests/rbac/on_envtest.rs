@@ -1,0 +1,308 @@
+//! The operator as ServiceAccount `cronjob-operator`, bound to a ClusterRole holding
+//! `operator_rules()`, on an Envtest apiserver with RBAC authorization and the
+//! `OwnerReferencesPermissionEnforcement` admission plugin (which checks the rights behind an
+//! ownerReference). CronJobs are created and deleted as admin, the way a user would: the
+//! operator's role holds only what the operator calls.
+//!
+//! Three scenarios run side by side, each with its own namespace, ServiceAccount and
+//! ClusterRole: the whole demo under the full role, then the role without `cronjobs/status`
+//! patch, and without `jobruns` create. Last, a run that blocks its owner's deletion shows
+//! when the role would need `cronjobs/finalizers`.
+
+use std::future::Future;
+use std::time::Duration;
+
+use k8s_openapi::Resource as _;
+use k8s_openapi::api::authorization::v1::ResourceAttributes;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use kube::api::{Api, Patch, PatchParams};
+use kube::core::Status;
+use kubegen::client::ClientError;
+use kubegen::informer::SharedInformerFactory;
+use kubegen::rbac::{Rules, Verb, cluster_role_binding};
+use kubegen::testing::Envtest;
+use kubegen::testing::envtest::wait_for_access;
+use kubegen_examples::cronjob::{CronJob, CronJobClientExt, JobRun, JobRunClientExt};
+use kubegen_examples::operator::{Log, Operator};
+use kubegen_examples::rbac::{OPERATOR, operator_rules};
+
+const GROUP: &str = "batch.tutorial.kubebuilder.io";
+/// How long the RBAC authorizer may take to see a role or binding change.
+const SETTLE: Duration = Duration::from_secs(30);
+
+#[test]
+fn the_operator_runs_under_exactly_its_role_and_fails_without_one_rule() {
+    if std::env::var_os("KUBEBUILDER_ASSETS").is_none_or(|v| v.is_empty()) {
+        eprintln!(
+            "skipping the operator's RBAC test: it needs a real apiserver, and \
+             KUBEBUILDER_ASSETS is not set (KUBEBUILDER_ASSETS=$(../shared/k8s/install) runs \
+             it); the in-memory server does not authorize requests"
+        );
+        return;
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(4)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let env = Envtest::builder()
+            .apiserver_flag("--enable-admission-plugins=OwnerReferencesPermissionEnforcement")
+            .start()
+            .await
+            .expect("Envtest starts");
+        let (log, status, create) = tokio::join!(
+            the_demo_under(&env, "rbac-full"),
+            reconcile_without(&env, "rbac-no-status", "cronjobs/status", Verb::Patch),
+            reconcile_without(&env, "rbac-no-create", "jobruns", Verb::Create),
+        );
+
+        let ns = "rbac-full";
+        for line in [
+            format!("{ns}/nightly: added finalizer"),
+            format!("{ns}/nightly: Ready=True (Scheduled)"),
+            format!("{ns}/paused: Ready=False (Suspended)"),
+            format!("{ns}/hourly: cleaning up its jobs before deletion"),
+            format!("{ns}/hourly: deleted 1 runs"),
+        ] {
+            assert!(log.contains(&line), "missing {line:?} in {log:#?}");
+        }
+        assert!(
+            !log.iter().any(|l| l.contains("failed")),
+            "no call was refused under the full role: {log:#?}"
+        );
+        let runs = env.client().job_runs(ns).list(&Default::default()).await;
+        assert_eq!(runs.unwrap().items.len(), 1, "nightly's run stays");
+
+        assert_forbidden(&status, "rbac-no-status", "patch", "cronjobs/status");
+        assert_forbidden(&create, "rbac-no-create", "create", "jobruns");
+
+        blocking_owner_deletion_needs_the_finalizers_rule(&env, ns).await;
+    });
+}
+
+/// The operator's runs leave `blockOwnerDeletion` unset, so its role needs no
+/// `cronjobs/finalizers`. A run that set it would be refused by the
+/// `OwnerReferencesPermissionEnforcement` admission plugin until the role grants update on
+/// `cronjobs/finalizers`.
+async fn blocking_owner_deletion_needs_the_finalizers_rule(env: &Envtest, ns: &str) {
+    let client = env.service_account_client(ns, OPERATOR).await.unwrap();
+    let nightly = env.client().cron_jobs(ns).get("nightly").await.unwrap();
+    let mut run = JobRun::new(
+        "blocking",
+        serde_json::from_value(serde_json::json!({"scheduledTime": "2026-01-01T02:00:00Z"}))
+            .unwrap(),
+    );
+    run.metadata.owner_references = Some(vec![OwnerReference {
+        api_version: CronJob::API_VERSION.into(),
+        kind: CronJob::KIND.into(),
+        name: "nightly".into(),
+        uid: nightly.metadata.uid.unwrap(),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+    }]);
+    let runs = client.job_runs(ns);
+    match runs.create(&run).await {
+        Err(ClientError::Forbidden(status)) => {
+            eprintln!(
+                "blockOwnerDeletion without cronjobs/finalizers: {}",
+                status.message
+            );
+            assert!(
+                status.message.contains("cannot set blockOwnerDeletion"),
+                "{}",
+                status.message
+            );
+        }
+        other => panic!("blockOwnerDeletion should need cronjobs/finalizers: {other:?}"),
+    }
+    let with_finalizers =
+        operator_rules().grant_subresource::<CronJob>("finalizers", &[Verb::Update]);
+    apply(env, &with_finalizers.cluster_role(&role_name(ns))).await;
+    wait_for_rules(&client, ns, &with_finalizers).await;
+    runs.create(&run).await.unwrap();
+}
+
+/// The apiserver's 403 for `verb` on `resource`, naming the operator's ServiceAccount.
+fn assert_forbidden(status: &Status, ns: &str, verb: &str, resource: &str) {
+    eprintln!("without {verb} {resource}: {}", status.message);
+    assert_eq!((status.code, status.reason.as_str()), (403, "Forbidden"));
+    let expected = format!(
+        "User \"system:serviceaccount:{ns}:{OPERATOR}\" cannot {verb} resource \"{resource}\" \
+         in API group \"{GROUP}\" in the namespace \"{ns}\""
+    );
+    assert!(status.message.contains(&expected), "{}", status.message);
+}
+
+/// The demo's steps with the operator as the ServiceAccount and the user as admin: three
+/// CronJobs (one suspended) reconciled, one deleted and cleaned up. The operator's log.
+async fn the_demo_under(env: &Envtest, ns: &str) -> Vec<String> {
+    let operator_client = operator_identity(env, ns, &operator_rules()).await;
+    let jobs = env.client().cron_jobs(ns);
+    let log = Log::default();
+    let factory = SharedInformerFactory::new(operator_client.clone()).namespace(ns);
+    let operator = Operator::start(operator_client, &factory, log.clone()).await;
+    let workers = operator.run(2);
+    for (name, suspend) in [("nightly", false), ("hourly", false), ("paused", true)] {
+        jobs.create(&cron_job(name, suspend)).await.unwrap();
+    }
+    eventually("every CronJob has a Ready condition", || async {
+        let all = jobs.list(&Default::default()).await.unwrap().items;
+        all.iter().all(|j| {
+            j.status
+                .as_ref()
+                .and_then(|s| s.conditions.as_ref())
+                .is_some_and(|c| !c.is_empty())
+        })
+    })
+    .await;
+    jobs.delete("hourly", &Default::default()).await.unwrap();
+    eventually("hourly is cleaned up and gone", || async {
+        jobs.get_opt("hourly").await.unwrap().is_none()
+    })
+    .await;
+    operator.shut_down();
+    factory.shutdown();
+    for worker in workers {
+        worker.await.unwrap();
+    }
+    log.lock().unwrap().clone()
+}
+
+/// Binds the operator's full role, takes `verb` on `resource` away and waits until the
+/// authorizer denies it, then reconciles one CronJob until the operator gets an error: the
+/// apiserver's Status for it.
+async fn reconcile_without(env: &Envtest, ns: &str, resource: &str, verb: Verb) -> Status {
+    let full = operator_rules();
+    let client = operator_identity(env, ns, &full).await;
+    let reduced = full.clone().revoke_resource(GROUP, resource, &[verb]);
+    assert_ne!(
+        reduced, full,
+        "{verb} {resource} is one of the operator's rules"
+    );
+    apply(env, &reduced.cluster_role(&role_name(ns))).await;
+    wait_for_access(
+        &client,
+        &attributes(ns, GROUP, resource, verb),
+        false,
+        SETTLE,
+    )
+    .await
+    .unwrap();
+    wait_for_rules(&client, ns, &reduced).await;
+
+    env.client()
+        .cron_jobs(ns)
+        .create(&cron_job("nightly", false))
+        .await
+        .unwrap();
+    let factory = SharedInformerFactory::new(client.clone()).namespace(ns);
+    let operator = Operator::start(client, &factory, Log::default()).await;
+    let key = format!("{ns}/nightly");
+    // The first pass adds the finalizer; once the lister sees it, the next makes the run and
+    // writes status.
+    let mut error = None;
+    for _ in 0..200 {
+        match operator.reconcile(&key).await {
+            Ok(()) => tokio::time::sleep(Duration::from_millis(50)).await,
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        }
+    }
+    factory.shutdown();
+    match error {
+        Some(ClientError::Forbidden(status)) => *status,
+        other => panic!("without {verb} {resource} the operator should be refused: {other:?}"),
+    }
+}
+
+/// A client as ServiceAccount `ns/cronjob-operator`, bound to a ClusterRole holding `rules`,
+/// once the authorizer allows every rule.
+async fn operator_identity(env: &Envtest, ns: &str, rules: &Rules) -> kube::Client {
+    let client = env.service_account_client(ns, OPERATOR).await.unwrap();
+    let role = role_name(ns);
+    apply(env, &rules.cluster_role(&role)).await;
+    apply(env, &cluster_role_binding(&role, OPERATOR, ns)).await;
+    wait_for_rules(&client, ns, rules).await;
+    client
+}
+
+/// The ClusterRole and binding of one scenario: cluster-scoped, so named for its namespace.
+fn role_name(ns: &str) -> String {
+    format!("{ns}-{OPERATOR}")
+}
+
+async fn apply<K>(env: &Envtest, object: &K)
+where
+    K: kube::Resource<DynamicType = ()>
+        + Clone
+        + serde::Serialize
+        + serde::de::DeserializeOwned
+        + std::fmt::Debug,
+{
+    let name = object.meta().name.clone().unwrap();
+    Api::<K>::all(env.client())
+        .patch(
+            &name,
+            &PatchParams::apply("rbac-test").force(),
+            &Patch::Apply(object),
+        )
+        .await
+        .unwrap();
+}
+
+/// Waits until the authorizer allows every verb of every rule in `rules` to `client`.
+async fn wait_for_rules(client: &kube::Client, ns: &str, rules: &Rules) {
+    for rule in rules.policy_rules() {
+        for group in rule.api_groups.iter().flatten() {
+            for resource in rule.resources.iter().flatten() {
+                for verb in &rule.verbs {
+                    let mut a = attributes(ns, group, resource, Verb::Get);
+                    a.verb = Some(verb.clone());
+                    wait_for_access(client, &a, true, SETTLE).await.unwrap();
+                }
+            }
+        }
+    }
+}
+
+/// `verb` on `resource` (`plural` or `plural/subresource`) in `group`, in namespace `ns`.
+fn attributes(ns: &str, group: &str, resource: &str, verb: Verb) -> ResourceAttributes {
+    let (resource, subresource) = resource.split_once('/').unwrap_or((resource, ""));
+    ResourceAttributes {
+        namespace: Some(ns.into()),
+        verb: Some(verb.to_string()),
+        group: Some(group.into()),
+        resource: Some(resource.into()),
+        subresource: Some(subresource.into()),
+        ..ResourceAttributes::default()
+    }
+}
+
+fn cron_job(name: &str, suspend: bool) -> CronJob {
+    let spec = serde_json::json!({
+        "schedule": "0 2 * * *",
+        "suspend": suspend,
+        "jobTemplate": {"spec": {"template": {"spec": {
+            "restartPolicy": "OnFailure",
+            "containers": [{"name": "hello", "image": "busybox", "command": ["date"]}],
+        }}}},
+    });
+    CronJob::new(name, serde_json::from_value(spec).unwrap())
+}
+
+async fn eventually<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = bool>,
+{
+    for _ in 0..600 {
+        if check().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("timed out waiting until {what}");
+}
