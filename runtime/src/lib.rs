@@ -15,6 +15,7 @@ pub mod endpoints;
 pub mod fieldpath;
 pub mod fields;
 pub mod informer;
+pub mod leaderelection;
 pub mod registry;
 pub mod resource;
 pub mod schema;

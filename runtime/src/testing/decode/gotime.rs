@@ -58,7 +58,9 @@ fn parse(value: &str, micro: bool) -> Result<String, String> {
     let mut nanos = 0i32;
     if micro {
         // The layout's `.000000` takes exactly six digits.
-        let digits = rest.get(1..7).filter(|d| d.bytes().all(|b| b.is_ascii_digit()));
+        let digits = rest
+            .get(1..7)
+            .filter(|d| d.bytes().all(|b| b.is_ascii_digit()));
         match (rest.as_bytes().first(), digits) {
             (Some(b'.'), Some(d)) => {
                 nanos = d.parse::<i32>().unwrap_or(0) * 1000;

@@ -123,6 +123,15 @@ impl Builtin {
         }
     }
 
+    /// The group `Invalid` errors name: the apiserver validates an events.k8s.io Event as
+    /// the internal core Event (`Event "x" is invalid`, no group).
+    pub fn error_group(self) -> &'static str {
+        match self {
+            Builtin::Lease => "coordination.k8s.io",
+            Builtin::Event => "",
+        }
+    }
+
     /// The `MicroTime` fields, as paths of keys.
     fn micro_times(self) -> &'static [&'static [&'static str]] {
         match self {

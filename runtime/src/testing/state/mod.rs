@@ -580,7 +580,7 @@ impl State {
         let e = self.entry(t);
         let kind = object["kind"].as_str().unwrap_or(e.kind);
         ApiError::invalid(
-            e.group,
+            e.builtin.map_or(e.group, Builtin::error_group),
             kind,
             meta_str(object, "name").unwrap_or(""),
             errors,
