@@ -107,8 +107,9 @@ impl Builtin {
             Builtin::Event => top(json!({
                 "action": string(),
                 "deprecatedCount": int32(),
-                "deprecatedFirstTimestamp": time(),
-                "deprecatedLastTimestamp": time(),
+                // Go writes an unset metav1.Time as null.
+                "deprecatedFirstTimestamp": {"type": "string", "format": "date-time", "nullable": true},
+                "deprecatedLastTimestamp": {"type": "string", "format": "date-time", "nullable": true},
                 "deprecatedSource": {"type": "object", "properties": {"component": string(), "host": string()}},
                 "eventTime": time(),
                 "note": string(),
@@ -140,9 +141,13 @@ impl Builtin {
         }
     }
 
-    /// Reads the kind's `MicroTime` fields as Go does, writing them back in UTC with six
-    /// fractional digits; the error is Go's parse error.
-    pub fn decode_times(self, object: &mut Value) -> Result<(), String> {
+    /// The object as Go's decoder and encoder leave it: struct fields that are not pointers
+    /// (a Lease's `spec`, an Event's `regarding`, `deprecatedSource` and deprecated
+    /// timestamps) always present, and
+    /// `MicroTime` fields read as Go reads them and written back in UTC with six fractional
+    /// digits. The error is Go's parse error.
+    pub fn decode(self, object: &mut Value) -> Result<(), String> {
+        self.add_zero_fields(object);
         for path in self.micro_times() {
             let pointer: String = path.iter().map(|key| format!("/{key}")).collect();
             if let Some(Value::String(s)) = object.pointer_mut(&pointer) {
@@ -150,6 +155,29 @@ impl Builtin {
             }
         }
         Ok(())
+    }
+
+    /// Adds the struct fields a Go object of this kind always has, as Go writes them when
+    /// unset (`{}`, or `null` for a `metav1.Time`): the field manager compares a new object
+    /// with such a zero object, so they are not "added" by a create.
+    pub fn add_zero_fields(self, object: &mut Value) {
+        let fields: &[(&str, fn() -> Value)] = match self {
+            Builtin::Lease => &[("spec", || json!({}))],
+            Builtin::Event => &[
+                ("deprecatedFirstTimestamp", || Value::Null),
+                ("deprecatedLastTimestamp", || Value::Null),
+                ("deprecatedSource", || json!({})),
+                ("regarding", || json!({})),
+            ],
+        };
+        if let Value::Object(m) = object {
+            for (field, zero) in fields {
+                let value = m.entry(*field).or_insert_with(zero);
+                if value.is_null() {
+                    *value = zero();
+                }
+            }
+        }
     }
 
     /// The registry strategy's validation beyond object metadata: on create (`old` is
@@ -324,4 +352,17 @@ fn event_update(event: &Value, old: &Value) -> Vec<FieldError> {
         }
     }
     errors
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Builtin;
+
+    #[test]
+    fn schemas_type_their_fields() {
+        for b in [Builtin::Lease, Builtin::Event] {
+            let r = crate::fieldpath::schema::Schema::from_openapi(&b.schema());
+            assert!(r.is_ok(), "{:?}", r.err());
+        }
+    }
 }

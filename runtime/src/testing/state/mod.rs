@@ -532,7 +532,7 @@ impl State {
         super::decode::prune(schema, object);
         apply_defaults(schema, object);
         if let Some(builtin) = self.entry(t).builtin {
-            builtin.decode_times(object).map_err(|why| {
+            builtin.decode(object).map_err(|why| {
                 let kind = self.entry(t).kind;
                 ApiError::bad_request(format!(
                     "{kind} in version \"{}\" cannot be handled as a {kind}: {why}",

@@ -94,7 +94,10 @@ impl State {
                 if let Some(requested) = requested_managed_fields {
                     body["metadata"]["managedFields"] = requested;
                 }
-                let live = json!({"apiVersion": body["apiVersion"], "kind": body["kind"]});
+                let mut live = json!({"apiVersion": body["apiVersion"], "kind": body["kind"]});
+                if let Some(builtin) = self.entry(t).builtin {
+                    builtin.add_zero_fields(&mut live);
+                }
                 self.track_update(t, &live, &mut body, w);
             }
         }
