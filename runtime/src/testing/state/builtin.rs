@@ -161,20 +161,21 @@ impl Builtin {
     /// unset (`{}`, or `null` for a `metav1.Time`): the field manager compares a new object
     /// with such a zero object, so they are not "added" by a create.
     pub fn add_zero_fields(self, object: &mut Value) {
-        let fields: &[(&str, fn() -> Value)] = match self {
-            Builtin::Lease => &[("spec", || json!({}))],
+        // Each field, and whether Go writes it as `{}` (a struct) or `null` (a time).
+        let fields: &[(&str, bool)] = match self {
+            Builtin::Lease => &[("spec", true)],
             Builtin::Event => &[
-                ("deprecatedFirstTimestamp", || Value::Null),
-                ("deprecatedLastTimestamp", || Value::Null),
-                ("deprecatedSource", || json!({})),
-                ("regarding", || json!({})),
+                ("deprecatedFirstTimestamp", false),
+                ("deprecatedLastTimestamp", false),
+                ("deprecatedSource", true),
+                ("regarding", true),
             ],
         };
         if let Value::Object(m) = object {
-            for (field, zero) in fields {
-                let value = m.entry(*field).or_insert_with(zero);
-                if value.is_null() {
-                    *value = zero();
+            for (field, is_struct) in fields {
+                let value = m.entry(*field).or_insert(Value::Null);
+                if value.is_null() && *is_struct {
+                    *value = json!({});
                 }
             }
         }
