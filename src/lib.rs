@@ -44,7 +44,7 @@ pub use kubegen_derive::test;
 pub use kubegen_runtime::{
     ApiFields, CrdError, CustomResource, DeepCopy, Defaults, FieldInfo, List, PrinterColumn,
     ResourceInfo, ScaleInfo, Scope, apply, cache, client, convert, crd, crdgen, events, fieldpath,
-    informer, metrics, rbac, registry, schema, selector, validation, workqueue,
+    informer, leaderelection, metrics, rbac, registry, schema, selector, validation, workqueue,
 };
 
 /// The in-memory API server for tests (feature `testing`), and `Envtest`, a real etcd +

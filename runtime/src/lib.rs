@@ -16,6 +16,7 @@ pub mod events;
 pub mod fieldpath;
 pub mod fields;
 pub mod informer;
+pub mod leaderelection;
 pub mod metrics;
 pub mod rbac;
 pub mod registry;

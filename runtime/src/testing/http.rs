@@ -272,7 +272,7 @@ fn discovery(state: &State, r: &Route) -> Option<Result<Value, ApiError>> {
         Route::Crds(None) => json!({
             "kind": "CustomResourceDefinitionList", "apiVersion": "apiextensions.k8s.io/v1",
             "metadata": {"resourceVersion": state.resource_version().to_string()},
-            "items": state.kinds.iter().map(|k| k.crd.clone()).collect::<Vec<_>>(),
+            "items": state.kinds.iter().filter(|k| k.builtin.is_none()).map(|k| k.crd.clone()).collect::<Vec<_>>(),
         }),
         Route::Crds(Some(name)) => match state
             .kinds

@@ -13,7 +13,9 @@
 //! conversion webhook; other kinds are relabelled (the `None` strategy). With the `webhook`
 //! feature, [`ApiServer::admission`] runs a kind's mutator and validator in process, in the
 //! apiserver's order (mutating, schema and CEL validation, validating), and
-//! [`ApiServer::admission_unavailable`] simulates a webhook that cannot be reached. What
+//! [`ApiServer::admission_unavailable`] simulates a webhook that cannot be reached. Beside
+//! the CRDs it serves two built-in kinds, `coordination.k8s.io/v1` Lease (for
+//! [`crate::leaderelection`]) and `events.k8s.io/v1` Event (for event recorders). What
 //! differs from the apiserver is listed in the README's in-memory server section.
 //!
 //! ```
@@ -48,7 +50,7 @@ pub use self::status::ApiError;
 /// webhook had allowed it.
 #[cfg(feature = "webhook")]
 pub use crate::crd::webhooks::FailurePolicy;
-use state::{KindEntry, State};
+use state::{Builtin, KindEntry, State};
 
 use crate::registry;
 use crate::resource::ResourceInfo;
@@ -145,8 +147,10 @@ impl ApiServer {
         Self::with_versions(kinds.iter().map(|k| k.to_vec()).collect())
     }
 
+    /// The server for `kinds`, and the built-in kinds every server serves (Lease and
+    /// events.k8s.io Event).
     fn with_versions(kinds: Vec<Vec<&'static ResourceInfo>>) -> Self {
-        let entries = kinds
+        let mut entries: Vec<KindEntry> = kinds
             .into_iter()
             .filter(|versions| !versions.is_empty())
             .map(|versions| {
@@ -166,6 +170,7 @@ impl ApiServer {
                 KindEntry::from_versions(&versions, crd)
             })
             .collect();
+        entries.extend(Builtin::entries());
         ApiServer {
             inner: Arc::new(Inner {
                 state: Mutex::new(State::new(entries)),

@@ -27,7 +27,7 @@ pub mod formats;
 pub mod gofmt;
 pub mod listtype;
 pub(crate) mod local;
-mod names;
+pub(crate) mod names;
 mod netfmt;
 mod numbers;
 pub mod objectmeta;

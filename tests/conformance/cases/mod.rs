@@ -1,6 +1,7 @@
 //! The conformance cases, by area.
 
 mod apply_sequences;
+mod builtins;
 mod cel;
 mod cel_probes;
 mod cel_updates;
@@ -73,6 +74,7 @@ pub fn all() -> Vec<Case> {
         cel::cases(),
         cel_probes::cases(),
         cel_updates::cases(),
+        builtins::cases(),
     ]
     .concat()
 }

@@ -6,11 +6,24 @@ use k8s_openapi::jiff::civil::DateTime;
 use k8s_openapi::jiff::tz::Offset;
 
 const LAYOUT: &str = "2006-01-02T15:04:05Z07:00";
+/// `metav1.MicroTime`'s layout (`RFC3339Micro`).
+const LAYOUT_MICRO: &str = "2006-01-02T15:04:05.000000Z07:00";
 
 /// The time `value` names, written back as the apiserver writes it, or Go's parse error.
 pub fn parse_rfc3339(value: &str) -> Result<String, String> {
+    parse(value, false)
+}
+
+/// A `metav1.MicroTime`: `time.Parse(RFC3339Micro, s)`, which needs exactly six fractional
+/// digits, written back in UTC with six digits.
+pub fn parse_rfc3339_micro(value: &str) -> Result<String, String> {
+    parse(value, true)
+}
+
+fn parse(value: &str, micro: bool) -> Result<String, String> {
+    let layout = if micro { LAYOUT_MICRO } else { LAYOUT };
     let cannot = |rest: &str, element: &str| {
-        format!("parsing time {value:?} as {LAYOUT:?}: cannot parse {rest:?} as {element:?}")
+        format!("parsing time {value:?} as {layout:?}: cannot parse {rest:?} as {element:?}")
     };
     let out_of_range = |what: &str| format!("parsing time {value:?}: {what} out of range");
     let mut rest = value;
@@ -42,8 +55,21 @@ pub fn parse_rfc3339(value: &str) -> Result<String, String> {
     let minute = number(&mut rest, 2, "04")?;
     literal(&mut rest, ":")?;
     let second = number(&mut rest, 2, "05")?;
-    // Go accepts a fraction after the seconds even when the layout has none.
-    if let Some(r) = rest.strip_prefix('.').or_else(|| rest.strip_prefix(',')) {
+    let mut nanos = 0i32;
+    if micro {
+        // The layout's `.000000` takes exactly six digits.
+        let digits = rest
+            .get(1..7)
+            .filter(|d| d.bytes().all(|b| b.is_ascii_digit()));
+        match (rest.as_bytes().first(), digits) {
+            (Some(b'.'), Some(d)) => {
+                nanos = d.parse::<i32>().unwrap_or(0) * 1000;
+                rest = &rest[7..];
+            }
+            _ => return Err(cannot(rest, ".000000")),
+        }
+    } else if let Some(r) = rest.strip_prefix('.').or_else(|| rest.strip_prefix(',')) {
+        // Go accepts a fraction after the seconds even when the layout has none.
         let digits = r.bytes().take_while(u8::is_ascii_digit).count();
         if digits == 0 {
             return Err(cannot(rest, "Z07:00"));
@@ -100,7 +126,7 @@ pub fn parse_rfc3339(value: &str) -> Result<String, String> {
         hour as i8,
         minute as i8,
         second as i8,
-        0,
+        nanos,
     )
     .map_err(|_| out_of_range("day"))?;
     let offset =
@@ -109,12 +135,35 @@ pub fn parse_rfc3339(value: &str) -> Result<String, String> {
         .to_zoned(offset.to_time_zone())
         .map_err(|_| out_of_range("day"))?
         .timestamp();
-    Ok(instant.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
+    Ok(match micro {
+        true => instant.strftime("%Y-%m-%dT%H:%M:%S%.6fZ").to_string(),
+        false => instant.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+    })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::parse_rfc3339;
+    use super::{parse_rfc3339, parse_rfc3339_micro};
+
+    #[test]
+    fn reads_and_writes_micro_times_as_go_does() {
+        assert_eq!(
+            parse_rfc3339_micro("2026-01-01T00:00:00.123456Z").unwrap(),
+            "2026-01-01T00:00:00.123456Z"
+        );
+        assert_eq!(
+            parse_rfc3339_micro("2026-01-01T02:00:00.000001+02:00").unwrap(),
+            "2026-01-01T00:00:00.000001Z"
+        );
+        assert_eq!(
+            parse_rfc3339_micro("2026-01-01T00:00:00.123Z").unwrap_err(),
+            r#"parsing time "2026-01-01T00:00:00.123Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse ".123Z" as ".000000""#
+        );
+        assert_eq!(
+            parse_rfc3339_micro("2026-01-01T02:00:00+02:00").unwrap_err(),
+            r#"parsing time "2026-01-01T02:00:00+02:00" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "+02:00" as ".000000""#
+        );
+    }
 
     #[test]
     fn reads_and_writes_times_as_go_does() {

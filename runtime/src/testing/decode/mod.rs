@@ -4,7 +4,7 @@
 //! fields pruned), reported by `fieldValidation` as warnings or errors.
 
 mod coerce;
-mod gotime;
+pub(crate) mod gotime;
 mod objectmeta;
 
 use serde_json::Value;

@@ -15,12 +15,14 @@ use crate::validation::{BadValue, FieldError, ResourceValidator};
 
 mod admission;
 mod apply;
+mod builtin;
 mod continue_token;
 mod convert;
 mod scale;
 mod watch;
 mod write;
 
+pub use builtin::Builtin;
 use watch::Event;
 pub use watch::Watcher;
 
@@ -50,10 +52,13 @@ pub struct KindEntry {
     pub categories: &'static [&'static str],
     pub versions: Vec<VersionEntry>,
     pub storage: &'static str,
+    /// The kind's CustomResourceDefinition (`Null` for a built-in kind).
     pub crd: Value,
     /// Whether the kind's versions convert through registered conversions (otherwise
     /// they are relabelled, the `None` strategy).
     pub converted: bool,
+    /// Which built-in kind this is; `None` for a custom resource.
+    pub builtin: Option<Builtin>,
 }
 
 impl KindEntry {
@@ -109,6 +114,7 @@ impl KindEntry {
             converted: crate::convert::registered_versions()
                 .iter()
                 .any(|(group, kind, ..)| *group == first.group && *kind == first.kind),
+            builtin: None,
         }
     }
 
@@ -525,6 +531,15 @@ impl State {
         drop_nulls(schema, object);
         super::decode::prune(schema, object);
         apply_defaults(schema, object);
+        if let Some(builtin) = self.entry(t).builtin {
+            builtin.decode(object).map_err(|why| {
+                let kind = self.entry(t).kind;
+                ApiError::bad_request(format!(
+                    "{kind} in version \"{}\" cannot be handled as a {kind}: {why}",
+                    t.version
+                ))
+            })?;
+        }
         Ok(())
     }
 
@@ -541,11 +556,18 @@ impl State {
         warnings: &mut Vec<String>,
     ) -> Result<(), ApiError> {
         let v = &self.version(t).validator;
-        let checked = match write {
+        let mut checked = match write {
             Admission::Create => v.check_create(object),
             Admission::Update(old) => v.check_update(object, old),
             Admission::Status(old) => v.check_status_update(object, old),
         };
+        if let Some(builtin) = self.entry(t).builtin {
+            let old = match write {
+                Admission::Create => None,
+                Admission::Update(old) | Admission::Status(old) => Some(old),
+            };
+            checked.errors.extend(builtin.validate(object, old));
+        }
         warnings.extend(checked.warnings);
         if checked.errors.is_empty() {
             return Ok(());
@@ -558,7 +580,7 @@ impl State {
         let e = self.entry(t);
         let kind = object["kind"].as_str().unwrap_or(e.kind);
         ApiError::invalid(
-            e.group,
+            e.builtin.map_or(e.group, Builtin::error_group),
             kind,
             meta_str(object, "name").unwrap_or(""),
             errors,
@@ -678,12 +700,14 @@ impl State {
         if existing["metadata"]["deletionTimestamp"].is_string() {
             return Ok(Deletion::Terminating(self.present(t, &existing)?));
         }
-        // Marking an object for deletion changes it: the apiserver bumps its generation.
+        // Marking an object for deletion changes it: the apiserver bumps its generation, if
+        // it has one (built-in kinds such as Lease have none).
         let mut marked = existing.clone();
         marked["metadata"]["deletionTimestamp"] = json!(now());
         marked["metadata"]["deletionGracePeriodSeconds"] = json!(0);
-        let generation = existing["metadata"]["generation"].as_i64().unwrap_or(0);
-        marked["metadata"]["generation"] = json!(generation + 1);
+        if let Some(generation) = existing["metadata"]["generation"].as_i64() {
+            marked["metadata"]["generation"] = json!(generation + 1);
+        }
         if w.dry_run {
             return Ok(Deletion::Terminating(self.present(t, &marked)?));
         }

@@ -71,7 +71,10 @@ impl State {
         m["name"] = json!(name);
         m["uid"] = json!(format!("00000000-0000-4000-8000-{:012x}", self.sequence));
         m["creationTimestamp"] = json!(now());
-        m["generation"] = json!(1);
+        // Custom resources get a generation; the built-in kinds served here have none.
+        if self.entry(t).builtin.is_none() {
+            m["generation"] = json!(1);
+        }
         let requested_managed_fields = m.get("managedFields").cloned();
         if let Value::Object(m) = m {
             for k in [
@@ -91,7 +94,10 @@ impl State {
                 if let Some(requested) = requested_managed_fields {
                     body["metadata"]["managedFields"] = requested;
                 }
-                let live = json!({"apiVersion": body["apiVersion"], "kind": body["kind"]});
+                let mut live = json!({"apiVersion": body["apiVersion"], "kind": body["kind"]});
+                if let Some(builtin) = self.entry(t).builtin {
+                    builtin.add_zero_fields(&mut live);
+                }
                 self.track_update(t, &live, &mut body, w);
             }
         }
@@ -310,7 +316,7 @@ impl State {
         // generation.
         let spec_changed = without(&result, &["metadata", "status"])
             != without(&existing, &["metadata", "status"]);
-        if spec_changed && !status_only {
+        if spec_changed && !status_only && self.entry(t).builtin.is_none() {
             let generation = existing["metadata"]["generation"].as_i64().unwrap_or(1);
             result["metadata"]["generation"] = json!(generation + 1);
         }
