@@ -39,6 +39,42 @@ pub fn cluster_api<K: Resource<DynamicType = ()>>(client: kube::Client, _: Optio
     Api::all(client)
 }
 
+/// How a kind's scope builds its `Api`: namespaced kinds honour the factory's namespace,
+/// cluster-scoped ones ignore it. Lets code generic over a kind ask for its informer
+/// ([`SharedInformerFactory::informer`]).
+pub trait KindScope {
+    /// Whether objects of this scope live in a namespace.
+    const NAMESPACED: bool;
+
+    /// The `Api` an informer of `K` lists and watches.
+    fn api<K: Resource<DynamicType = (), Scope = Self>>(
+        client: kube::Client,
+        namespace: Option<&str>,
+    ) -> Api<K>;
+}
+
+impl KindScope for k8s_openapi::NamespaceResourceScope {
+    const NAMESPACED: bool = true;
+
+    fn api<K: Resource<DynamicType = (), Scope = Self>>(
+        client: kube::Client,
+        namespace: Option<&str>,
+    ) -> Api<K> {
+        namespaced_api(client, namespace)
+    }
+}
+
+impl KindScope for k8s_openapi::ClusterResourceScope {
+    const NAMESPACED: bool = false;
+
+    fn api<K: Resource<DynamicType = (), Scope = Self>>(
+        client: kube::Client,
+        namespace: Option<&str>,
+    ) -> Api<K> {
+        cluster_api(client, namespace)
+    }
+}
+
 /// One informer per kind, shared by every caller (client-go's `SharedInformerFactory`).
 /// The derive adds an accessor per kind: `factory.cron_jobs()`.
 pub struct SharedInformerFactory {
@@ -123,6 +159,21 @@ impl SharedInformerFactory {
         informer
     }
 
+    /// The informer for `K`, created on first use; the same one `factory.<plural>()` returns
+    /// for generated kinds, and it works for k8s-openapi's kinds too.
+    pub fn informer<K>(&self) -> SharedIndexInformer<K>
+    where
+        K: InformerKind,
+        K::Scope: KindScope,
+    {
+        self.informer_with::<K>(<K::Scope as KindScope>::api::<K>)
+    }
+
+    /// The client the informers list and watch with.
+    pub fn client(&self) -> &kube::Client {
+        &self.client
+    }
+
     /// Starts every informer created so far that is not running yet.
     pub fn start(&self) {
         let informers: Vec<Arc<dyn AnyInformer>> = self
@@ -141,13 +192,7 @@ impl SharedInformerFactory {
     pub async fn wait_for_cache_sync(&self, timeout: Duration) -> bool {
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
-            let all = self
-                .informers
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .values()
-                .all(|i| i.has_synced());
-            if all {
+            if self.has_synced() {
                 return true;
             }
             if tokio::time::Instant::now() >= deadline {
@@ -155,6 +200,15 @@ impl SharedInformerFactory {
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
+    }
+
+    /// Whether every informer created so far has delivered its first list.
+    pub fn has_synced(&self) -> bool {
+        self.informers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .all(|i| i.has_synced())
     }
 
     /// Stops every informer.

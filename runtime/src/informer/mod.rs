@@ -27,7 +27,7 @@ use crate::selector::LabelSelector;
 mod factory;
 mod lean;
 
-pub use factory::{ApiMaker, SharedInformerFactory, cluster_api, namespaced_api};
+pub use factory::{ApiMaker, KindScope, SharedInformerFactory, cluster_api, namespaced_api};
 pub use lean::WithoutManagedFields;
 
 /// Receives an informer's events. Handlers run on the informer's task, in order: keep them

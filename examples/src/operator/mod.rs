@@ -1,0 +1,288 @@
+//! A CronJob operator on kubegen's Manager, in kubebuilder's shape: a [`Controller`] for
+//! CronJobs that owns JobRuns, and a [`Reconciler`] that reads the cached CronJob and writes
+//! a `Ready` condition with `observedGeneration` in status, a `JobRun` child for a CronJob's
+//! first run, and a finalizer that deletes the runs before the CronJob goes. Every write is a
+//! server-side apply of an apply configuration, so the operator owns exactly its finalizer,
+//! its children and its status fields. It records events for what it does and for failures.
+//! `cargo run --example cronjob_operator` runs it ([`demo`]).
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use k8s_openapi::Resource as _;
+use k8s_openapi::api::core::v1::ObjectReference;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, OwnerReference, Time};
+use kubegen::apply::ObjectConfiguration as _;
+use kubegen::client::{ClientError, ListParams};
+use kubegen::controller::{Action, Controller, ObjectKey, Reconciler};
+use kubegen::events::{EventRecorder, EventType};
+use kubegen::rbac::{Rules, Verb};
+
+use crate::cronjob::{
+    CronJob, CronJobApplyConfiguration, CronJobClientExt, CronJobStatusApplyConfiguration,
+    JobRun, JobRunApplyConfiguration, JobRunClientExt, JobRunSpecApplyConfiguration,
+};
+
+mod demo;
+
+pub use demo::{DemoError, DemoReport, demo, demo_as};
+
+/// The finalizer the operator puts on every CronJob it manages.
+pub const FINALIZER: &str = "batch.tutorial.kubebuilder.io/cleanup";
+
+/// The field manager the operator applies as, and the controller its events report.
+pub const MANAGER: &str = "cronjob-operator";
+
+/// The label on a CronJob's runs naming it.
+pub const CRONJOB_LABEL: &str = "batch.tutorial.kubebuilder.io/cronjob";
+
+/// What happened, for the narration and the tests.
+pub type Log = Arc<Mutex<Vec<String>>>;
+
+/// The CronJob controller: it reconciles CronJobs and the JobRuns they control, with two
+/// workers. Status writes come back as updates; only spec, deletion and finalizer changes
+/// need work. What it writes is declared here too, so [`rules`] is exactly what it needs.
+pub fn controller() -> Controller<CronJob> {
+    Controller::new("cronjob")
+        .owns::<JobRun>()
+        .filter_updates(|old: &CronJob, new: &CronJob| {
+            old.spec != new.spec
+                || old.metadata.deletion_timestamp != new.metadata.deletion_timestamp
+                || old.metadata.finalizers != new.metadata.finalizers
+        })
+        .concurrency(2)
+        .backoff(Duration::from_millis(50), Duration::from_secs(30))
+        .writes(
+            Rules::new()
+                // The finalizer, added and removed by server-side apply.
+                .grant::<CronJob>(&[Verb::Patch])
+                .grant_subresource::<CronJob>("status", &[Verb::Patch])
+                // A run is created by server-side apply (create + patch), deleted on cleanup.
+                .grant::<JobRun>(&[Verb::Create, Verb::Patch, Verb::Delete]),
+        )
+}
+
+/// The RBAC rules the operator needs: its controller's, the Lease it campaigns for, and
+/// the events it records (`cargo run --bin rbacgen` prints them as a ClusterRole).
+pub fn rules() -> Rules {
+    controller()
+        .rules()
+        .merge(Rules::leases())
+        .merge(Rules::events())
+}
+
+/// Reconciles one CronJob: reads the cache, writes through the client.
+pub struct Operator {
+    client: kube::Client,
+    recorder: EventRecorder,
+    log: Log,
+}
+
+impl Reconciler<CronJob> for Operator {
+    type Error = ClientError;
+
+    async fn reconcile(
+        &self,
+        key: &ObjectKey,
+        job: Option<Arc<CronJob>>,
+    ) -> Result<Action, ClientError> {
+        let Some(job) = job else {
+            self.note(format!("{key} is gone"));
+            return Ok(Action::Done);
+        };
+        match self.reconcile_job(key, &job).await {
+            Ok(()) => Ok(Action::Done),
+            Err(e) => {
+                self.note(format!("reconcile {key} failed ({e}); retrying with backoff"));
+                self.recorder.publish_for(
+                    job.as_ref(),
+                    EventType::Warning,
+                    "ReconcileFailed",
+                    "Reconcile",
+                    Some(e.to_string()),
+                );
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Operator {
+    /// A reconciler writing with `client` and recording with `recorder`, narrating to `log`.
+    pub fn new(client: kube::Client, recorder: EventRecorder, log: Log) -> Self {
+        Operator {
+            client,
+            recorder,
+            log,
+        }
+    }
+
+    fn note(&self, line: String) {
+        self.log
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(line);
+    }
+
+    /// One pass for one key: cleanup on deletion, finalizer on first sight, the first run,
+    /// then status. Every write is a server-side apply of an apply configuration as
+    /// [`MANAGER`], holding only what the operator decides: its finalizer, its children, the
+    /// status it observes.
+    async fn reconcile_job(&self, key: &ObjectKey, job: &CronJob) -> Result<(), ClientError> {
+        let (ns, name) = (key.namespace().unwrap_or_default(), key.name());
+        let jobs = self.client.cron_jobs(ns);
+        let finalized = job
+            .metadata
+            .finalizers
+            .iter()
+            .flatten()
+            .any(|f| f == FINALIZER);
+        if job.metadata.deletion_timestamp.is_some() {
+            if finalized {
+                self.note(format!("{key}: cleaning up its jobs before deletion"));
+                let deleted = self.delete_runs(job, ns, name).await?;
+                self.note(format!("{key}: deleted {deleted} runs"));
+                // The operator's apply now leaves the finalizer out: it was the only owner,
+                // so the finalizer goes, and with it the object.
+                jobs.apply_config(&CronJobApplyConfiguration::new(name, ns), MANAGER, true)
+                    .await?;
+            }
+            return Ok(());
+        }
+        if !finalized {
+            let mine = CronJobApplyConfiguration::new(name, ns).with_finalizers([FINALIZER]);
+            jobs.apply_config(&mine, MANAGER, true).await?;
+            self.note(format!("{key}: added finalizer"));
+            return Ok(());
+        }
+        let suspended = job.spec.suspend.unwrap_or(false);
+        let (status, reason, message) = if suspended {
+            ("False", "Suspended", "the schedule is suspended")
+        } else {
+            ("True", "Scheduled", "jobs run on schedule")
+        };
+        let observed = job.status.clone().unwrap_or_default();
+        let generation = job.metadata.generation;
+        let current = observed
+            .conditions
+            .iter()
+            .flatten()
+            .find(|c| c.type_ == "Ready")
+            .cloned();
+        let unchanged = current.as_ref().is_some_and(|c| {
+            c.status == status && c.reason == reason && c.observed_generation == generation
+        });
+        if unchanged {
+            return Ok(());
+        }
+        let now = Time(k8s_openapi::jiff::Timestamp::now());
+        let transition = match &current {
+            Some(c) if c.status == status => c.last_transition_time.clone(),
+            _ => now.clone(),
+        };
+        let mut applied = CronJobStatusApplyConfiguration::new().with_conditions([Condition {
+            type_: "Ready".into(),
+            status: status.into(),
+            reason: reason.into(),
+            message: message.into(),
+            observed_generation: generation,
+            last_transition_time: transition,
+        }]);
+        let mut last = observed.last_schedule_time.clone();
+        let mut active = observed.active.clone().unwrap_or_default();
+        if !suspended && last.is_none() {
+            // The first run is scheduled at the CronJob's creation, so a retried reconcile
+            // applies the same child again rather than a second one.
+            let scheduled = job.metadata.creation_timestamp.clone().unwrap_or(now);
+            active.push(self.start_run(job, ns, name, &scheduled).await?);
+            last = Some(scheduled);
+        }
+        if let Some(last) = last {
+            applied = applied.with_last_schedule_time(last);
+        }
+        if !active.is_empty() {
+            applied = applied.with_active(active);
+        }
+        let mine = CronJobApplyConfiguration::new(name, ns).with_status(applied);
+        jobs.apply_config_status(&mine, MANAGER, true).await?;
+        self.note(format!("{key}: Ready={status} ({reason})"));
+        self.recorder.publish_for(
+            job,
+            EventType::Normal,
+            reason,
+            "Reconcile",
+            Some(format!("Ready={status}: {message}")),
+        );
+        Ok(())
+    }
+
+    /// Applies the CronJob's first run: a JobRun it controls, labelled with its name.
+    async fn start_run(
+        &self,
+        job: &CronJob,
+        ns: &str,
+        name: &str,
+        scheduled: &Time,
+    ) -> Result<ObjectReference, ClientError> {
+        let run_name = format!("{name}-{}", scheduled.0.as_second() / 60);
+        let owner = OwnerReference {
+            api_version: CronJob::API_VERSION.into(),
+            kind: CronJob::KIND.into(),
+            name: name.into(),
+            uid: job.metadata.uid.clone().unwrap_or_default(),
+            controller: Some(true),
+            block_owner_deletion: None,
+        };
+        let mut spec = JobRunSpecApplyConfiguration::new().with_scheduled_time(scheduled.clone());
+        if let Some(template) = &job.spec.job_template.spec {
+            spec = spec.with_job(template.clone());
+        }
+        let run = JobRunApplyConfiguration::new(run_name.as_str(), ns)
+            .with_labels([(CRONJOB_LABEL, name)])
+            .with_owner_references([owner])
+            .with_spec(spec);
+        let created = self
+            .client
+            .job_runs(ns)
+            .apply_config(&run, MANAGER, true)
+            .await?;
+        self.note(format!("{ns}/{name}: started run {run_name}"));
+        self.recorder.publish_for(
+            job,
+            EventType::Normal,
+            "RunStarted",
+            "Schedule",
+            Some(format!("started run {run_name}")),
+        );
+        Ok(ObjectReference {
+            api_version: Some(JobRun::API_VERSION.into()),
+            kind: Some(JobRun::KIND.into()),
+            name: Some(run_name),
+            namespace: Some(ns.into()),
+            uid: created.metadata.uid,
+            ..ObjectReference::default()
+        })
+    }
+
+    /// Deletes the runs `job` controls; how many went.
+    async fn delete_runs(&self, job: &CronJob, ns: &str, name: &str) -> Result<usize, ClientError> {
+        let runs = self.client.job_runs(ns);
+        let selector = ListParams::default().labels(&format!("{CRONJOB_LABEL}={name}"));
+        let mut deleted = 0;
+        for run in runs.list(&selector).await?.items {
+            let controlled =
+                run.metadata.owner_references.iter().flatten().any(|o| {
+                    o.controller == Some(true) && Some(&o.uid) == job.metadata.uid.as_ref()
+                });
+            let Some(run_name) = run.metadata.name.as_deref().filter(|_| controlled) else {
+                continue;
+            };
+            match runs.delete(run_name, &Default::default()).await {
+                Ok(_) => deleted += 1,
+                Err(ClientError::NotFound(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(deleted)
+    }
+}
