@@ -43,14 +43,20 @@ pub use kubegen_derive::{ApiType, CustomResource};
 pub use kubegen_derive::test;
 pub use kubegen_runtime::{
     ApiFields, CrdError, CustomResource, DeepCopy, Defaults, FieldInfo, List, PrinterColumn,
-    ResourceInfo, ScaleInfo, Scope, apply, cache, client, convert, crd, crdgen, events, fieldpath,
-    informer, leaderelection, metrics, rbac, registry, schema, selector, validation, workqueue,
+    ResourceInfo, ScaleInfo, Scope, apply, cache, client, controller, convert, crd, crdgen, events,
+    fieldpath, informer, leaderelection, metrics, rbac, registry, schema, selector, validation,
+    workqueue,
 };
 
 /// The in-memory API server for tests (feature `testing`), and `Envtest`, a real etcd +
 /// kube-apiserver from `KUBEBUILDER_ASSETS` (feature `envtest`).
 #[cfg(feature = "testing")]
 pub use kubegen_runtime::testing;
+
+/// The Manager: cache, controllers, leader election, metrics and health endpoints, events,
+/// graceful shutdown (feature `manager`).
+#[cfg(feature = "manager")]
+pub use kubegen_runtime::manager;
 
 /// The HTTPS server for conversion and admission webhooks (feature `webhook`).
 #[cfg(feature = "webhook")]

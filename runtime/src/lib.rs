@@ -7,6 +7,7 @@
 pub mod apply;
 pub mod cache;
 pub mod client;
+pub mod controller;
 pub mod convert;
 pub mod crd;
 pub mod deepcopy;
@@ -17,6 +18,8 @@ pub mod fieldpath;
 pub mod fields;
 pub mod informer;
 pub mod leaderelection;
+#[cfg(feature = "manager")]
+pub mod manager;
 pub mod metrics;
 pub mod rbac;
 pub mod registry;

@@ -1,0 +1,219 @@
+//! Controllers: kubebuilder's reconciler pattern over kubegen's informers and work queue.
+//!
+//! A [`Controller`] is declared for one kind, with what it owns and what else it watches;
+//! a [`Reconciler`] brings one object's world to its desired state and answers with an
+//! [`Action`]. Informer events become keys on a deduplicating work queue, a fixed number of
+//! workers take keys off it, and each key is reconciled by at most one worker at a time.
+//! Errors back off per key (client-go's exponential limiter); success forgets the key.
+//!
+//! Controllers run inside a [`Manager`](crate::manager::Manager), which owns the shared
+//! cache, leader election, metrics and shutdown; the declaration itself needs no client, so
+//! the RBAC rules it implies can be printed without a cluster ([`Controller::rules`]).
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use kube::Resource;
+
+use crate::informer::{InformerKind, KindScope, SharedInformerFactory};
+use crate::rbac::{Rules, Verb};
+
+mod run;
+mod sources;
+
+pub use run::Running;
+use sources::Source;
+
+/// Which object a reconcile is for: its cache key, `namespace/name` (or `name` for
+/// cluster-scoped objects). Cheap to clone.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjectKey(Arc<str>);
+
+impl ObjectKey {
+    /// The key of an object in `namespace` (`None` for cluster-scoped objects).
+    pub fn new(namespace: Option<&str>, name: &str) -> Self {
+        match namespace {
+            Some(ns) if !ns.is_empty() => ObjectKey(format!("{ns}/{name}").into()),
+            _ => ObjectKey(name.into()),
+        }
+    }
+
+    /// The key of `object`.
+    pub fn of<K: Resource>(object: &K) -> Self {
+        ObjectKey(crate::cache::key_of(object))
+    }
+
+    /// The namespace, `None` for cluster-scoped objects.
+    pub fn namespace(&self) -> Option<&str> {
+        self.0.split_once('/').map(|(ns, _)| ns)
+    }
+
+    /// The name.
+    pub fn name(&self) -> &str {
+        self.0.split_once('/').map_or(&*self.0, |(_, name)| name)
+    }
+
+    /// The key as the cache spells it.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ObjectKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for ObjectKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+/// What to do with a key after a successful reconcile (controller-runtime's `Result`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Nothing more until the next event: the key's backoff is forgotten.
+    Done,
+    /// Again soon, after the key's backoff (which grows with every `Requeue`).
+    Requeue,
+    /// Again after this delay; the key's backoff is forgotten.
+    RequeueAfter(Duration),
+}
+
+/// Brings one object's world to the state its spec asks for.
+///
+/// Called with the object's key and its cached state (`None` once it is gone from the
+/// cache: deleted, with no finalizer left). Reads come from the cache, writes go to the
+/// apiserver; a reconcile must be idempotent, because a key is reconciled again after every
+/// event and after every error. Errors are retried with per-key exponential backoff.
+pub trait Reconciler<K>: Send + Sync + 'static {
+    /// Why a reconcile failed; logged, counted, and retried with backoff.
+    type Error: fmt::Display + Send + 'static;
+
+    /// One pass for one key.
+    fn reconcile(
+        &self,
+        key: &ObjectKey,
+        object: Option<Arc<K>>,
+    ) -> impl Future<Output = Result<Action, Self::Error>> + Send;
+}
+
+/// Decides whether an update of the primary kind needs a reconcile (controller-runtime's
+/// predicates). Adds and deletes always do.
+pub type UpdateFilter<K> = Arc<dyn Fn(&K, &K) -> bool + Send + Sync>;
+
+/// A controller for kind `K`: what it watches, how many workers reconcile, and how keys back
+/// off. Declaring it needs no client; [`Manager::add`](crate::manager::Manager::add) starts
+/// it.
+pub struct Controller<K> {
+    name: String,
+    sources: Vec<Box<dyn Source>>,
+    update_filter: Option<UpdateFilter<K>>,
+    concurrency: usize,
+    backoff: (Duration, Duration),
+    rules: Rules,
+}
+
+impl<K> Controller<K>
+where
+    K: InformerKind,
+    K::Scope: KindScope,
+{
+    /// A controller named `name` (its metrics' `controller` label and its work queue's
+    /// name) reconciling `K`. It reads `K` through the shared cache, so it needs `list` and
+    /// `watch` on it (what its informer calls; a reconciler that also GETs declares it with
+    /// [`writes`](Self::writes)).
+    pub fn new(name: &str) -> Self {
+        Controller {
+            name: name.to_owned(),
+            sources: Vec::new(),
+            update_filter: None,
+            concurrency: 1,
+            backoff: (Duration::from_millis(5), Duration::from_secs(1000)),
+            rules: Rules::new().grant::<K>(&[Verb::List, Verb::Watch]),
+        }
+    }
+
+    /// The controller's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Reconciles the controlling owner of every `C` whose events arrive: a child's add,
+    /// update or delete queues the `K` named by its `controller: true` owner reference
+    /// (controller-runtime's `Owns`).
+    pub fn owns<C>(mut self) -> Self
+    where
+        C: InformerKind,
+        C::Scope: KindScope,
+    {
+        self.sources.push(Box::new(sources::Owned::<K, C>::new()));
+        self.rules = self.rules.grant::<C>(&[Verb::List, Verb::Watch]);
+        self
+    }
+
+    /// Reconciles the keys `map` names for every `W` whose events arrive
+    /// (controller-runtime's `Watches` with `EnqueueRequestsFromMapFunc`).
+    pub fn watches<W>(mut self, map: impl Fn(&W) -> Vec<ObjectKey> + Send + Sync + 'static) -> Self
+    where
+        W: InformerKind,
+        W::Scope: KindScope,
+    {
+        self.sources.push(Box::new(sources::Mapped::<W>::new(map)));
+        self.rules = self.rules.grant::<W>(&[Verb::List, Verb::Watch]);
+        self
+    }
+
+    /// Only updates of `K` for which `filter(old, new)` holds are reconciled; the rest (a
+    /// status write coming back, a resync) are skipped.
+    pub fn filter_updates(
+        mut self,
+        filter: impl Fn(&K, &K) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.update_filter = Some(Arc::new(filter));
+        self
+    }
+
+    /// How many keys are reconciled at once (controller-runtime's
+    /// `MaxConcurrentReconciles`; 1 by default). At least 1.
+    pub fn concurrency(mut self, workers: usize) -> Self {
+        self.concurrency = workers.max(1);
+        self
+    }
+
+    /// The per-key backoff after errors and `Action::Requeue`: `base`, doubling up to `max`
+    /// (client-go's default is 5 ms up to 1000 s).
+    pub fn backoff(mut self, base: Duration, max: Duration) -> Self {
+        self.backoff = (base, max);
+        self
+    }
+
+    /// Declares what the reconciler calls beyond the cache's list and watch, so
+    /// [`rules`](Self::rules) grants it: e.g.
+    /// `.writes(Rules::new().grant_subresource::<K>("status", &[Verb::Patch]))`.
+    pub fn writes(mut self, rules: Rules) -> Self {
+        self.rules = self.rules.merge(rules);
+        self
+    }
+
+    /// The RBAC rules this controller needs: reads of every kind it watches, and what it
+    /// declared it writes.
+    pub fn rules(&self) -> Rules {
+        self.rules.clone()
+    }
+
+    /// Wires the controller's sources to a fresh work queue on `factory`'s informers and
+    /// returns it, ready to run workers.
+    pub(crate) fn register<R: Reconciler<K>>(
+        self,
+        factory: &SharedInformerFactory,
+        reconciler: R,
+        metrics: &crate::metrics::Metrics,
+    ) -> Running {
+        run::register(self, factory, reconciler, metrics)
+    }
+}

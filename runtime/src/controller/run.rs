@@ -1,0 +1,170 @@
+//! A registered controller's workers: keys off the queue, one reconcile each, the outcome
+//! back onto the queue and into the metrics.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use tokio_util::sync::CancellationToken;
+
+use super::{Action, Controller, ObjectKey, Reconciler};
+use crate::cache::Store;
+use crate::informer::{Handlers, InformerKind, KindScope, SharedInformerFactory};
+use crate::metrics::{Metrics, ReconcileMetrics, ReconcileOutcome};
+use crate::workqueue::WorkQueue;
+
+/// A controller wired to its informers, its workers not started yet.
+pub struct Running {
+    name: String,
+    workers: usize,
+    run: Box<dyn FnOnce(CancellationToken) -> BoxFuture<'static, ()> + Send>,
+}
+
+impl Running {
+    /// The controller's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// How many workers it runs.
+    pub fn workers(&self) -> usize {
+        self.workers
+    }
+
+    /// Runs the workers until `stop` is cancelled; then no worker takes another key, and the
+    /// future ends once every reconcile in flight has finished. Dropping the future aborts
+    /// the workers, in-flight reconciles included.
+    pub fn run(self, stop: CancellationToken) -> BoxFuture<'static, ()> {
+        (self.run)(stop)
+    }
+}
+
+struct Shared<K, R> {
+    name: String,
+    queue: WorkQueue<ObjectKey>,
+    store: Arc<Store<K>>,
+    reconciler: R,
+    metrics: ReconcileMetrics,
+}
+
+pub(super) fn register<K, R>(
+    controller: Controller<K>,
+    factory: &SharedInformerFactory,
+    reconciler: R,
+    metrics: &Metrics,
+) -> Running
+where
+    K: InformerKind,
+    K::Scope: KindScope,
+    R: Reconciler<K>,
+{
+    let Controller {
+        name,
+        sources,
+        update_filter,
+        concurrency,
+        backoff: (base, max),
+        rules: _,
+    } = controller;
+    let queue = WorkQueue::with_backoff(base, max).with_metrics(metrics.workqueue(&name));
+    let informer = factory.informer::<K>();
+    let (on_add, on_update, on_delete) = (queue.clone(), queue.clone(), queue.clone());
+    informer.add_event_handler(
+        Handlers::new()
+            .on_add(move |o: &Arc<K>, _| on_add.add(ObjectKey::of(o.as_ref())))
+            .on_update(move |old: &Arc<K>, new: &Arc<K>| {
+                if update_filter.as_ref().is_none_or(|f| f(old, new)) {
+                    on_update.add(ObjectKey::of(new.as_ref()));
+                }
+            })
+            .on_delete(move |o: &Arc<K>| on_delete.add(ObjectKey::of(o.as_ref()))),
+    );
+    for source in &sources {
+        source.attach(factory, queue.clone());
+    }
+    let reconcile_metrics = metrics.reconcile(&name);
+    reconcile_metrics.set_max_concurrent(concurrency);
+    let shared = Arc::new(Shared {
+        name: name.clone(),
+        queue,
+        store: informer.store().clone(),
+        reconciler,
+        metrics: reconcile_metrics,
+    });
+    Running {
+        name,
+        workers: concurrency,
+        run: Box::new(move |stop| {
+            async move {
+                let mut workers = tokio::task::JoinSet::new();
+                for _ in 0..concurrency {
+                    workers.spawn(work(shared.clone(), stop.clone()));
+                }
+                while workers.join_next().await.is_some() {}
+                shared.queue.shut_down();
+            }
+            .boxed()
+        }),
+    }
+}
+
+/// One worker: takes keys until `stop`, reconciles each, and files the outcome.
+async fn work<K, R>(shared: Arc<Shared<K, R>>, stop: CancellationToken)
+where
+    K: InformerKind,
+    R: Reconciler<K>,
+{
+    let Shared {
+        name,
+        queue,
+        store,
+        reconciler,
+        metrics,
+    } = &*shared;
+    loop {
+        let key = tokio::select! {
+            biased;
+            _ = stop.cancelled() => return,
+            key = queue.get() => match key {
+                Some(key) => key,
+                None => return,
+            },
+        };
+        let _active = metrics.worker_started();
+        let started = Instant::now();
+        let object = store.get_by_key(key.as_str());
+        let result = AssertUnwindSafe(reconciler.reconcile(&key, object))
+            .catch_unwind()
+            .await;
+        let outcome = match result {
+            Ok(Ok(Action::Done)) => {
+                queue.forget(&key);
+                ReconcileOutcome::Success
+            }
+            Ok(Ok(Action::Requeue)) => {
+                queue.add_rate_limited(key.clone());
+                ReconcileOutcome::Requeue
+            }
+            Ok(Ok(Action::RequeueAfter(delay))) => {
+                queue.forget(&key);
+                queue.add_after(key.clone(), delay);
+                ReconcileOutcome::RequeueAfter
+            }
+            Ok(Err(error)) => {
+                tracing::warn!(controller = %name, %key, %error, "reconcile failed; retrying with backoff");
+                queue.add_rate_limited(key.clone());
+                ReconcileOutcome::Error
+            }
+            Err(_) => {
+                tracing::error!(controller = %name, %key, "reconcile panicked; retrying with backoff");
+                metrics.panicked();
+                queue.add_rate_limited(key.clone());
+                ReconcileOutcome::Error
+            }
+        };
+        metrics.observe(outcome, started.elapsed());
+        queue.done(&key);
+    }
+}
