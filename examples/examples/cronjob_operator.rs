@@ -1,29 +1,48 @@
-//! The CronJob operator (see `kubegen_examples::operator`).
+//! The CronJob operator on kubegen's Manager (see `kubegen_examples::operator`).
 //!
-//! `cargo run --example cronjob_operator` runs against an in-memory API server, seeding a few
-//! CronJobs; `cargo run --example cronjob_operator -- --kubeconfig PATH` against a cluster.
+//! `cargo run --example cronjob_operator` runs it against an in-memory API server, seeding a
+//! few CronJobs; `-- --kubeconfig PATH` runs it against a cluster; `-- --replicas 3` runs
+//! three replicas in this process, campaigning for one Lease, and kills the leader to show
+//! another take over.
 
 use kubegen::testing::ApiServer;
 
+const USAGE: &str = "usage: cronjob_operator [--kubeconfig PATH] [--replicas N]";
+
 #[tokio::main]
 async fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let result = match args.as_slice() {
-        [_] => {
-            println!("using an in-memory API server (kubegen::testing::ApiServer)");
-            let server = ApiServer::new();
-            kubegen_examples::operator::demo(server.client(), "demo")
-                .await
-                .map_err(|e| e.to_string())
-        }
-        [_, flag, path] if flag == "--kubeconfig" => on_cluster(path).await,
-        _ => {
-            eprintln!("usage: cronjob_operator [--kubeconfig PATH]");
+    let (kubeconfig, replicas) = match parse(std::env::args().skip(1)) {
+        Ok(args) => args,
+        Err(e) => {
+            eprintln!("cronjob_operator: {e}\n{USAGE}");
             std::process::exit(2);
         }
     };
-    match result {
-        Ok(lines) => lines.iter().for_each(|l| println!("{l}")),
+    let _server;
+    let (client, namespace) = match kubeconfig {
+        None => {
+            println!("using an in-memory API server (kubegen::testing::ApiServer)");
+            _server = ApiServer::new();
+            (_server.client(), "demo".to_owned())
+        }
+        Some(path) => match kubegen_examples::cluster::prepare(&path, "cronjob-operator").await {
+            Ok(prepared) => prepared,
+            Err(e) => {
+                eprintln!("cronjob_operator: {e}");
+                std::process::exit(1);
+            }
+        },
+    };
+    match kubegen_examples::operator::demo(client, &namespace, replicas).await {
+        Ok(report) => {
+            report.log.iter().for_each(|l| println!("{l}"));
+            println!("\nthe last leader's /metrics, reconciles:");
+            report
+                .metrics
+                .lines()
+                .filter(|l| l.starts_with("controller_runtime_reconcile_total"))
+                .for_each(|l| println!("  {l}"));
+        }
         Err(e) => {
             eprintln!("cronjob_operator: {e}");
             std::process::exit(1);
@@ -31,9 +50,21 @@ async fn main() {
     }
 }
 
-async fn on_cluster(path: &str) -> Result<Vec<String>, String> {
-    let (client, namespace) = kubegen_examples::cluster::prepare(path, "cronjob-operator").await?;
-    kubegen_examples::operator::demo(client, &namespace)
-        .await
-        .map_err(|e| e.to_string())
+fn parse(mut args: impl Iterator<Item = String>) -> Result<(Option<String>, usize), String> {
+    let (mut kubeconfig, mut replicas) = (None, 1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--kubeconfig" => kubeconfig = Some(value()?),
+            "--replicas" => {
+                replicas = value()?
+                    .parse()
+                    .ok()
+                    .filter(|n| *n >= 1)
+                    .ok_or("--replicas takes a whole number of at least 1")?
+            }
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    Ok((kubeconfig, replicas))
 }

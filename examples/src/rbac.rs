@@ -4,25 +4,18 @@
 //! runs the operator under exactly this role on a real apiserver, and shows it failing with
 //! 403 Forbidden when one rule is taken away.
 
-use kubegen::rbac::{Rules, Verb::*};
-
-use crate::cronjob::{CronJob, JobRun};
+use kubegen::rbac::Rules;
 
 /// The name of the operator's ServiceAccount, ClusterRole and ClusterRoleBinding.
 pub const OPERATOR: &str = "cronjob-operator";
 
-/// The operator's rules, from what it calls:
+/// The operator's rules, as its Manager declares them ([`crate::operator::rules`]):
 /// - `cronjobs` list and watch (its informer), patch (the server-side apply adding and
 ///   removing its finalizer);
 /// - `cronjobs/status` patch (the status apply);
-/// - `jobruns` create and patch (the apply that creates a run: creating through a patch needs
-///   `create`), list (selecting a CronJob's runs for cleanup), delete;
+/// - `jobruns` list and watch (the informer of the runs it owns), create and patch (the apply
+///   that creates a run: creating through a patch needs `create`), delete (cleanup);
 /// - leases for leader election and events for its recorder.
 pub fn operator_rules() -> Rules {
-    Rules::new()
-        .grant::<CronJob>(&[List, Watch, Patch])
-        .grant_subresource::<CronJob>("status", &[Patch])
-        .grant::<JobRun>(&[Create, Patch, List, Delete])
-        .merge(Rules::leases())
-        .merge(Rules::events())
+    crate::operator::rules()
 }

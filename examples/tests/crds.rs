@@ -309,18 +309,64 @@ async fn the_operator_reconciles_and_cleans_up(e: TestEnv) {
     use kubegen_examples::cronjob::{CronJobClientExt, JobRunClientExt};
     use kubegen_examples::operator::{FINALIZER, MANAGER};
     let ns = &e.namespace;
-    let log = kubegen_examples::operator::demo(e.client.clone(), ns)
+    let report = kubegen_examples::operator::demo(e.client.clone(), ns, 1)
         .await
         .unwrap();
+    let log = &report.log;
     for line in [
         format!("{ns}/nightly: added finalizer"),
         format!("{ns}/nightly: Ready=True (Scheduled)"),
         format!("{ns}/paused: Ready=False (Suspended)"),
         format!("{ns}/hourly: cleaning up its jobs before deletion"),
         format!("{ns}/hourly: deleted 1 runs"),
+        "replica-0 leads".to_owned(),
+        "replica-0 stopped".to_owned(),
+        "the Lease was released".to_owned(),
     ] {
         assert!(log.contains(&line), "missing {line:?} in {log:#?}");
     }
+    // Every reconcile that wrote something succeeded, and the endpoint says so in
+    // controller-runtime's names.
+    let metric = |name: &str| {
+        report
+            .metrics
+            .lines()
+            .find_map(|l| l.strip_prefix(name)?.trim().parse::<f64>().ok())
+            .unwrap_or_else(|| panic!("no {name} in {}", report.metrics))
+    };
+    assert!(
+        metric(r#"controller_runtime_reconcile_total{controller="cronjob",result="success"}"#)
+            >= 6.0
+    );
+    let failures: Vec<&String> = log.iter().filter(|l| l.contains("failed")).collect();
+    assert_eq!(
+        metric(r#"controller_runtime_reconcile_total{controller="cronjob",result="error"}"#),
+        failures.len() as f64,
+        "{failures:#?}"
+    );
+    assert!(failures.is_empty(), "{failures:#?}");
+    assert!(metric(r#"workqueue_adds_total{name="cronjob",controller="cronjob"}"#) >= 6.0);
+    assert_eq!(
+        metric(r#"leader_election_master_status{name="cronjob-operator"}"#),
+        1.0
+    );
+    // What it did is in events.k8s.io Events, reported by the operator about each CronJob.
+    let events = kube::Api::<k8s_openapi::api::events::v1::Event>::namespaced(e.client.clone(), ns)
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .items;
+    let recorded = |name: &str, reason: &str| {
+        events.iter().any(|ev| {
+            ev.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some(name)
+                && ev.reason.as_deref() == Some(reason)
+                && ev.reporting_controller.as_deref() == Some(MANAGER)
+                && ev.reporting_instance.as_deref() == Some("replica-0")
+        })
+    };
+    assert!(recorded("nightly", "Scheduled"), "{events:#?}");
+    assert!(recorded("nightly", "RunStarted"), "{events:#?}");
+    assert!(recorded("paused", "Suspended"), "{events:#?}");
     let jobs = e
         .client
         .cron_jobs(ns)
@@ -406,4 +452,40 @@ async fn the_operator_reconciles_and_cleans_up(e: TestEnv) {
             Some(&[FINALIZER.to_string()][..])
         );
     }
+}
+
+#[kubegen::test]
+async fn three_operator_replicas_fail_over_when_the_leader_is_killed(e: TestEnv) {
+    let ns = &e.namespace;
+    let report = kubegen_examples::operator::demo(e.client.clone(), ns, 3)
+        .await
+        .unwrap();
+    let log = &report.log;
+    let leader = log
+        .iter()
+        .find_map(|l| l.strip_suffix(" leads"))
+        .expect("a leader");
+    let successor = log
+        .iter()
+        .find_map(|l| l.split_once(" took over; ").map(|(who, _)| who))
+        .expect("a successor");
+    assert_ne!(leader, successor, "{log:#?}");
+    assert!(
+        log.contains(&format!("killed {leader} without releasing its Lease")),
+        "{log:#?}"
+    );
+    assert!(
+        log.contains(&format!("{ns}/weekly: Ready=True (Scheduled)")),
+        "{log:#?}"
+    );
+    // The two survivors stopped gracefully and the last leader released the Lease.
+    assert_eq!(
+        log.iter().filter(|l| l.ends_with(" stopped")).count(),
+        2,
+        "{log:#?}"
+    );
+    assert_eq!(
+        log.last().map(String::as_str),
+        Some("the Lease was released")
+    );
 }

@@ -50,7 +50,7 @@ fn rbacgen_prints_the_service_account_role_and_binding() {
                  "verbs": ["list", "patch", "watch"]},
                 {"apiGroups": [group], "resources": ["cronjobs/status"], "verbs": ["patch"]},
                 {"apiGroups": [group], "resources": ["jobruns"],
-                 "verbs": ["create", "delete", "list", "patch"]},
+                 "verbs": ["create", "delete", "list", "patch", "watch"]},
                 {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
                  "verbs": ["create", "get", "update"]},
                 {"apiGroups": ["events.k8s.io"], "resources": ["events"],

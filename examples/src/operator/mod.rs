@@ -1,9 +1,10 @@
 //! A CronJob operator on kubegen's Manager, in kubebuilder's shape: a [`Controller`] for
 //! CronJobs that owns JobRuns, and a [`Reconciler`] that reads the cached CronJob and writes
 //! a `Ready` condition with `observedGeneration` in status, a `JobRun` child for a CronJob's
-//! first run, and a finalizer that deletes the runs before the CronJob goes. Every write is a
-//! server-side apply of an apply configuration, so the operator owns exactly its finalizer,
-//! its children and its status fields. It records events for what it does and for failures.
+//! first run, and a finalizer that deletes the runs before the CronJob goes. Every write but
+//! the finalizer's removal is a server-side apply of an apply configuration, so the operator
+//! owns exactly its finalizer, its children and its status fields. It records events for what
+//! it does and for failures.
 //! `cargo run --example cronjob_operator` runs it ([`demo`]).
 
 use std::sync::{Arc, Mutex};
@@ -12,6 +13,7 @@ use std::time::Duration;
 use k8s_openapi::Resource as _;
 use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, OwnerReference, Time};
+use kube::api::{Patch, PatchParams};
 use kubegen::apply::ObjectConfiguration as _;
 use kubegen::client::{ClientError, ListParams};
 use kubegen::controller::{Action, Controller, ObjectKey, Reconciler};
@@ -19,8 +21,8 @@ use kubegen::events::{EventRecorder, EventType};
 use kubegen::rbac::{Rules, Verb};
 
 use crate::cronjob::{
-    CronJob, CronJobApplyConfiguration, CronJobClientExt, CronJobStatusApplyConfiguration,
-    JobRun, JobRunApplyConfiguration, JobRunClientExt, JobRunSpecApplyConfiguration,
+    CronJob, CronJobApplyConfiguration, CronJobClientExt, CronJobStatusApplyConfiguration, JobRun,
+    JobRunApplyConfiguration, JobRunClientExt, JobRunSpecApplyConfiguration,
 };
 
 mod demo;
@@ -93,7 +95,9 @@ impl Reconciler<CronJob> for Operator {
         match self.reconcile_job(key, &job).await {
             Ok(()) => Ok(Action::Done),
             Err(e) => {
-                self.note(format!("reconcile {key} failed ({e}); retrying with backoff"));
+                self.note(format!(
+                    "reconcile {key} failed ({e}); retrying with backoff"
+                ));
                 self.recorder.publish_for(
                     job.as_ref(),
                     EventType::Warning,
@@ -125,7 +129,7 @@ impl Operator {
     }
 
     /// One pass for one key: cleanup on deletion, finalizer on first sight, the first run,
-    /// then status. Every write is a server-side apply of an apply configuration as
+    /// then status. Every write but the finalizer's removal is a server-side apply of an apply configuration as
     /// [`MANAGER`], holding only what the operator decides: its finalizer, its children, the
     /// status it observes.
     async fn reconcile_job(&self, key: &ObjectKey, job: &CronJob) -> Result<(), ClientError> {
@@ -142,10 +146,7 @@ impl Operator {
                 self.note(format!("{key}: cleaning up its jobs before deletion"));
                 let deleted = self.delete_runs(job, ns, name).await?;
                 self.note(format!("{key}: deleted {deleted} runs"));
-                // The operator's apply now leaves the finalizer out: it was the only owner,
-                // so the finalizer goes, and with it the object.
-                jobs.apply_config(&CronJobApplyConfiguration::new(name, ns), MANAGER, true)
-                    .await?;
+                self.remove_finalizer(job, ns, name).await?;
             }
             return Ok(());
         }
@@ -214,6 +215,43 @@ impl Operator {
             Some(format!("Ready={status}: {message}")),
         );
         Ok(())
+    }
+
+    /// Takes the operator's finalizer off, and with it the object. A JSON patch that tests
+    /// the finalizer is still where the cached object had it, not an apply: a reconcile
+    /// running on a cache that has not yet seen the deletion must not recreate the object
+    /// (an apply to a missing object creates it), and a finalizer another manager also holds
+    /// still goes. The object already gone is success.
+    async fn remove_finalizer(
+        &self,
+        job: &CronJob,
+        ns: &str,
+        name: &str,
+    ) -> Result<(), ClientError> {
+        let finalizers = job.metadata.finalizers.iter().flatten();
+        let Some(at) = finalizers.clone().position(|f| f == FINALIZER) else {
+            return Ok(());
+        };
+        let path = format!("/metadata/finalizers/{at}");
+        let patch = serde_json::json!([
+            {"op": "test", "path": path, "value": FINALIZER},
+            {"op": "remove", "path": path},
+        ]);
+        let patch = serde_json::from_value(patch)
+            .map_err(|e| ClientError::Transport(kube::Error::SerdeError(e)))?;
+        let params = PatchParams {
+            field_manager: Some(MANAGER.into()),
+            ..PatchParams::default()
+        };
+        match self
+            .client
+            .cron_jobs(ns)
+            .patch(name, &params, &Patch::<()>::Json(patch))
+            .await
+        {
+            Ok(_) | Err(ClientError::NotFound(_)) => Ok(()),
+            Err(e) => Err(e),
+        }
     }
 
     /// Applies the CronJob's first run: a JobRun it controls, labelled with its name.

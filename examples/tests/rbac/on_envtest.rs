@@ -9,7 +9,7 @@
 //! patch, and without `jobruns` create. Last, a run that blocks its owner's deletion shows
 //! when the role would need `cronjobs/finalizers`.
 
-use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::Resource as _;
@@ -18,12 +18,13 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{Api, Patch, PatchParams};
 use kube::core::Status;
 use kubegen::client::ClientError;
-use kubegen::informer::SharedInformerFactory;
+use kubegen::controller::{ObjectKey, Reconciler};
+use kubegen::events::{EventRecorder, Reporter};
 use kubegen::rbac::{Rules, Verb, cluster_role_binding};
 use kubegen::testing::Envtest;
 use kubegen::testing::envtest::wait_for_access;
 use kubegen_examples::cronjob::{CronJob, CronJobClientExt, JobRun, JobRunClientExt};
-use kubegen_examples::operator::{Log, Operator};
+use kubegen_examples::operator::{Log, Operator, demo_as};
 use kubegen_examples::rbac::{OPERATOR, operator_rules};
 
 const GROUP: &str = "batch.tutorial.kubebuilder.io";
@@ -134,39 +135,13 @@ fn assert_forbidden(status: &Status, ns: &str, verb: &str, resource: &str) {
     assert!(status.message.contains(&expected), "{}", status.message);
 }
 
-/// The demo's steps with the operator as the ServiceAccount and the user as admin: three
-/// CronJobs (one suspended) reconciled, one deleted and cleaned up. The operator's log.
+/// The demo with the operator's replica as the ServiceAccount and the user as admin: three
+/// CronJobs (one suspended) reconciled, one deleted and cleaned up, the Lease taken and
+/// released, events recorded. The operator's log.
 async fn the_demo_under(env: &Envtest, ns: &str) -> Vec<String> {
     let operator_client = operator_identity(env, ns, &operator_rules()).await;
-    let jobs = env.client().cron_jobs(ns);
-    let log = Log::default();
-    let factory = SharedInformerFactory::new(operator_client.clone()).namespace(ns);
-    let operator = Operator::start(operator_client, &factory, log.clone()).await;
-    let workers = operator.run(2);
-    for (name, suspend) in [("nightly", false), ("hourly", false), ("paused", true)] {
-        jobs.create(&cron_job(name, suspend)).await.unwrap();
-    }
-    eventually("every CronJob has a Ready condition", || async {
-        let all = jobs.list(&Default::default()).await.unwrap().items;
-        all.iter().all(|j| {
-            j.status
-                .as_ref()
-                .and_then(|s| s.conditions.as_ref())
-                .is_some_and(|c| !c.is_empty())
-        })
-    })
-    .await;
-    jobs.delete("hourly", &Default::default()).await.unwrap();
-    eventually("hourly is cleaned up and gone", || async {
-        jobs.get_opt("hourly").await.unwrap().is_none()
-    })
-    .await;
-    operator.shut_down();
-    factory.shutdown();
-    for worker in workers {
-        worker.await.unwrap();
-    }
-    log.lock().unwrap().clone()
+    let report = demo_as(env.client(), operator_client, ns, 1).await.unwrap();
+    report.log
 }
 
 /// Binds the operator's full role, takes `verb` on `resource` away and waits until the
@@ -196,22 +171,28 @@ async fn reconcile_without(env: &Envtest, ns: &str, resource: &str, verb: Verb) 
         .create(&cron_job("nightly", false))
         .await
         .unwrap();
-    let factory = SharedInformerFactory::new(client.clone()).namespace(ns);
-    let operator = Operator::start(client, &factory, Log::default()).await;
-    let key = format!("{ns}/nightly");
-    // The first pass adds the finalizer; once the lister sees it, the next makes the run and
-    // writes status.
+    // The reconciler alone, handed the CronJob as the cache would hold it (read as admin,
+    // since the operator's role has no get): the first pass adds the finalizer, the next
+    // makes the run and writes status.
+    let reporter = Reporter {
+        controller: OPERATOR.into(),
+        instance: None,
+    };
+    let recorder = EventRecorder::new(client.clone(), reporter);
+    let operator = Operator::new(client, recorder, Log::default());
+    let key = ObjectKey::new(Some(ns), "nightly");
+    let jobs = env.client().cron_jobs(ns);
     let mut error = None;
     for _ in 0..200 {
-        match operator.reconcile(&key).await {
-            Ok(()) => tokio::time::sleep(Duration::from_millis(50)).await,
+        let cached = jobs.get("nightly").await.unwrap();
+        match operator.reconcile(&key, Some(Arc::new(cached))).await {
+            Ok(_) => tokio::time::sleep(Duration::from_millis(50)).await,
             Err(e) => {
                 error = Some(e);
                 break;
             }
         }
     }
-    factory.shutdown();
     match error {
         Some(ClientError::Forbidden(status)) => *status,
         other => panic!("without {verb} {resource} the operator should be refused: {other:?}"),
@@ -291,18 +272,4 @@ fn cron_job(name: &str, suspend: bool) -> CronJob {
         }}}},
     });
     CronJob::new(name, serde_json::from_value(spec).unwrap())
-}
-
-async fn eventually<F, Fut>(what: &str, mut check: F)
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = bool>,
-{
-    for _ in 0..600 {
-        if check().await {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("timed out waiting until {what}");
 }
