@@ -502,3 +502,110 @@ async fn manager_rules_cover_every_declared_read_and_write(e: TestEnv) {
     expect("events.k8s.io/events", &["create", "patch"]);
     assert_eq!(rules.len(), 5, "{rules:#?}");
 }
+
+/// `GET path` over plain HTTP/1.1: the status code and the body.
+async fn http_get(address: std::net::SocketAddr, path: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    let code = head.split_whitespace().nth(1).unwrap().parse().unwrap();
+    (code, body.to_owned())
+}
+
+#[kubegen::test]
+async fn endpoints_and_runnables_serve_on_every_replica_and_controllers_only_on_the_leader(
+    e: TestEnv,
+) {
+    use k8s_openapi::api::coordination::v1::LeaseSpec;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
+    // Someone else holds the Lease, for an hour.
+    let leases = Api::<Lease>::namespaced(e.client.clone(), &e.namespace);
+    let now = MicroTime(k8s_openapi::jiff::Timestamp::now());
+    let mut held = Lease::default();
+    held.metadata.name = Some("manager-test".into());
+    held.spec = Some(LeaseSpec {
+        holder_identity: Some("someone-else".into()),
+        lease_duration_seconds: Some(3600),
+        acquire_time: Some(now.clone()),
+        renew_time: Some(now),
+        lease_transitions: Some(0),
+        ..LeaseSpec::default()
+    });
+    let held = leases.create(&Default::default(), &held).await.unwrap();
+
+    let calls = Calls::default();
+    let (started, stopped) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (on_start, on_stop) = (started.clone(), stopped.clone());
+    let manager = manager(&e)
+        .leader_election(fast_election(&e, "waiting"))
+        .metrics_address("127.0.0.1:0".parse().unwrap())
+        .unwrap()
+        .add_runnable(move |stop| async move {
+            on_start.fetch_add(1, Ordering::SeqCst);
+            stop.cancelled().await;
+            on_stop.fetch_add(1, Ordering::SeqCst);
+        })
+        .add(Controller::<Gadget>::new("gadget"), Record(calls.clone()));
+    let address = manager.metrics_local_address().unwrap();
+    let (stop, run) = start(manager);
+    e.client
+        .gadgets(&e.namespace)
+        .create(&gadget("w"))
+        .await
+        .unwrap();
+    eventually("the runnable runs", || started.load(Ordering::SeqCst) == 1).await;
+    let mut ready = (0, String::new());
+    for _ in 0..100 {
+        ready = http_get(address, "/readyz").await;
+        if ready.0 == 200 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(ready, (200, "ok".to_owned()), "the caches synced");
+    let (code, health) = http_get(address, "/healthz?verbose").await;
+    assert_eq!(code, 200, "{health}");
+    assert!(health.contains("[+]leaderElection ok"), "{health}");
+    let (_, metrics) = http_get(address, "/metrics").await;
+    assert!(
+        metrics.contains("leader_election_master_status{name=\"manager-test\"} 0"),
+        "{metrics}"
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        calls.lock().unwrap().is_empty(),
+        "no reconcile while not leading"
+    );
+
+    // The holder lets go; this replica takes over and reconciles.
+    let mut released = held;
+    if let Some(spec) = released.spec.as_mut() {
+        spec.holder_identity = Some(String::new());
+        spec.lease_duration_seconds = Some(1);
+    }
+    leases
+        .replace("manager-test", &Default::default(), &released)
+        .await
+        .unwrap();
+    let key = ObjectKey::new(Some(&e.namespace), "w");
+    eventually("the new leader reconciles", || {
+        !calls_for(&calls, &key).is_empty()
+    })
+    .await;
+    let (_, metrics) = http_get(address, "/metrics").await;
+    assert!(
+        metrics.contains("leader_election_master_status{name=\"manager-test\"} 1"),
+        "{metrics}"
+    );
+    stop.cancel();
+    run.await.unwrap().unwrap();
+    assert_eq!(
+        stopped.load(Ordering::SeqCst),
+        1,
+        "the runnable was told to stop"
+    );
+}

@@ -269,6 +269,10 @@ impl Manager {
             )?),
             None => None,
         };
+        // 0 from the start, so a replica that never leads says so on /metrics.
+        let leading = leader_election
+            .as_ref()
+            .map(|e| metrics.leader_election(&e.name));
         if let Some(elector) = &elector {
             let elector = elector.clone();
             // A fresh HealthChecks has no checks yet, so the names cannot collide.
@@ -315,9 +319,8 @@ impl Manager {
         } else {
             let lead =
                 |stop: CancellationToken| run_controllers(controllers, stop, graceful_shutdown);
-            match (&elector, &leader_election) {
-                (Some(elector), Some(election)) => {
-                    let leading = metrics.leader_election(&election.name);
+            match (&elector, leading) {
+                (Some(elector), Some(leading)) => {
                     let lead = move |stop: CancellationToken| {
                         leading.set_leading(true);
                         lead(stop).map(move |()| leading.set_leading(false))
