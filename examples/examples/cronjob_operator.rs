@@ -3,15 +3,27 @@
 //! `cargo run --example cronjob_operator` runs it against an in-memory API server, seeding a
 //! few CronJobs; `-- --kubeconfig PATH` runs it against a cluster; `-- --replicas 3` runs
 //! three replicas in this process, campaigning for one Lease, and kills the leader to show
-//! another take over.
+//! another take over; `-- --run` runs the operator alone, as a deployment would, until SIGTERM
+//! or Ctrl-C (then it stops gracefully, releases its Lease and exits 0).
 
 use kubegen::testing::ApiServer;
 
-const USAGE: &str = "usage: cronjob_operator [--kubeconfig PATH] [--replicas N]";
+const USAGE: &str = "usage: cronjob_operator [--kubeconfig PATH] [--replicas N | --run]";
+
+/// What the command line asks for.
+struct Args {
+    kubeconfig: Option<String>,
+    replicas: usize,
+    run: bool,
+}
 
 #[tokio::main]
 async fn main() {
-    let (kubeconfig, replicas) = match parse(std::env::args().skip(1)) {
+    let Args {
+        kubeconfig,
+        replicas,
+        run,
+    } = match parse(std::env::args().skip(1)) {
         Ok(args) => args,
         Err(e) => {
             eprintln!("cronjob_operator: {e}\n{USAGE}");
@@ -33,6 +45,14 @@ async fn main() {
             }
         },
     };
+    if run {
+        let metrics = std::net::SocketAddr::from(([127, 0, 0, 1], 8080));
+        if let Err(e) = kubegen_examples::operator::run(client, &namespace, metrics).await {
+            eprintln!("cronjob_operator: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
     match kubegen_examples::operator::demo(client, &namespace, replicas).await {
         Ok(report) => {
             report.log.iter().for_each(|l| println!("{l}"));
@@ -50,21 +70,29 @@ async fn main() {
     }
 }
 
-fn parse(mut args: impl Iterator<Item = String>) -> Result<(Option<String>, usize), String> {
-    let (mut kubeconfig, mut replicas) = (None, 1);
+fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
+    let mut parsed = Args {
+        kubeconfig: None,
+        replicas: 1,
+        run: false,
+    };
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
         match arg.as_str() {
-            "--kubeconfig" => kubeconfig = Some(value()?),
+            "--kubeconfig" => parsed.kubeconfig = Some(value()?),
             "--replicas" => {
-                replicas = value()?
+                parsed.replicas = value()?
                     .parse()
                     .ok()
                     .filter(|n| *n >= 1)
                     .ok_or("--replicas takes a whole number of at least 1")?
             }
+            "--run" => parsed.run = true,
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
-    Ok((kubeconfig, replicas))
+    if parsed.run && parsed.replicas > 1 {
+        return Err("--run runs one replica; start more processes for more".into());
+    }
+    Ok(parsed)
 }

@@ -8,14 +8,13 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::api::coordination::v1::Lease;
 use kubegen::client::ClientError;
-use kubegen::informer::SharedInformerFactory;
 use kubegen::leaderelection::LeaderElectionConfig;
-use kubegen::manager::{LeaderElection, Manager, ManagerError};
+use kubegen::manager::{LeaderElection, ManagerError};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::{Log, MANAGER, Operator, controller};
+use super::Log;
 use crate::cronjob::{CronJob, CronJobClientExt};
 
 /// The Lease the replicas campaign for.
@@ -72,18 +71,12 @@ fn start_replica(
     identity: String,
     log: &Log,
 ) -> Result<Replica, DemoError> {
-    let cache = SharedInformerFactory::new(client.clone()).namespace(namespace);
-    let mut manager = Manager::with_cache(cache)
-        .leader_election(
-            LeaderElection::new(namespace, LEASE)
-                .identity(&identity)
-                .config(timings()),
-        )
-        .metrics_address(SocketAddr::from(([127, 0, 0, 1], 0)))?
+    let election = LeaderElection::new(namespace, LEASE)
+        .identity(&identity)
+        .config(timings());
+    let metrics = SocketAddr::from(([127, 0, 0, 1], 0));
+    let manager = super::manager(client, namespace, election, metrics, log)?
         .graceful_shutdown_timeout(Duration::from_secs(10));
-    let recorder = manager.event_recorder(MANAGER);
-    let operator = Operator::new(client.clone(), recorder, log.clone());
-    let manager = manager.add(controller(), operator);
     let metrics = manager
         .metrics_local_address()
         .ok_or_else(|| std::io::Error::other("no metrics listener"))?;

@@ -7,6 +7,7 @@
 //! it does and for failures.
 //! `cargo run --example cronjob_operator` runs it ([`demo`]).
 
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -18,6 +19,8 @@ use kubegen::apply::ObjectConfiguration as _;
 use kubegen::client::{ClientError, ListParams};
 use kubegen::controller::{Action, Controller, ObjectKey, Reconciler};
 use kubegen::events::{EventRecorder, EventType};
+use kubegen::informer::SharedInformerFactory;
+use kubegen::manager::{LeaderElection, Manager, shutdown_on_signal};
 use kubegen::rbac::{Rules, Verb};
 
 use crate::cronjob::{
@@ -71,6 +74,44 @@ pub fn rules() -> Rules {
         .rules()
         .merge(Rules::leases())
         .merge(Rules::events())
+}
+
+/// The operator's Manager: its cache on `namespace`, leader election as `election`,
+/// `/metrics` on `metrics`, an event recorder, and the CronJob controller narrating to `log`.
+pub fn manager(
+    client: &kube::Client,
+    namespace: &str,
+    election: LeaderElection,
+    metrics: SocketAddr,
+    log: &Log,
+) -> std::io::Result<Manager> {
+    let cache = SharedInformerFactory::new(client.clone()).namespace(namespace);
+    let mut manager = Manager::with_cache(cache)
+        .leader_election(election)
+        .metrics_address(metrics)?;
+    let recorder = manager.event_recorder(MANAGER);
+    let operator = Operator::new(client.clone(), recorder, log.clone());
+    Ok(manager.add(controller(), operator))
+}
+
+/// Runs the operator as a deployment would: one replica with client-go's leader-election
+/// timings and `/metrics` on `metrics`, until SIGTERM or Ctrl-C, then a graceful shutdown
+/// that releases the Lease.
+pub async fn run(
+    client: kube::Client,
+    namespace: &str,
+    metrics: SocketAddr,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let election = LeaderElection::new(namespace, demo::LEASE);
+    let manager = manager(&client, namespace, election, metrics, &Log::default())?;
+    if let Some(address) = manager.metrics_local_address() {
+        println!(
+            "serving /metrics, /healthz and /readyz on http://{address}; Ctrl-C or SIGTERM stops"
+        );
+    }
+    manager.run(shutdown_on_signal()).await?;
+    println!("stopped gracefully; the Lease is released");
+    Ok(())
 }
 
 /// Reconciles one CronJob: reads the cache, writes through the client.
