@@ -206,9 +206,12 @@ where
         self.rules.clone()
     }
 
-    /// Wires the controller's sources to a fresh work queue on `factory`'s informers and
-    /// returns it, ready to run workers.
-    pub(crate) fn register<R: Reconciler<K>>(
+    /// Wires the controller to `factory`'s informers (its kind's, its owned and watched
+    /// kinds') through a fresh work queue whose metrics, and the reconciles', go to `metrics`;
+    /// [`Running::run`] then runs the workers. [`Manager::add`](crate::manager::Manager::add)
+    /// does this; call it directly to run a controller without a Manager (start the factory
+    /// and wait for its caches yourself).
+    pub fn register<R: Reconciler<K>>(
         self,
         factory: &SharedInformerFactory,
         reconciler: R,
