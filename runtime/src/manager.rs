@@ -259,23 +259,25 @@ impl Manager {
             graceful_shutdown,
             cache_sync_timeout,
         } = self;
-        let elector = match &leader_election {
-            Some(e) => Some(LeaderElector::new(
-                cache.client().clone(),
-                &e.namespace,
-                &e.name,
-                &e.identity,
-                e.config.clone(),
-            )?),
+        // The elector and the gauge saying whether it leads (0 from the start, so a replica
+        // that never leads says so on /metrics).
+        let election = match &leader_election {
+            Some(e) => Some((
+                LeaderElector::new(
+                    cache.client().clone(),
+                    &e.namespace,
+                    &e.name,
+                    &e.identity,
+                    e.config.clone(),
+                )?,
+                metrics.leader_election(&e.name),
+            )),
             None => None,
         };
-        // 0 from the start, so a replica that never leads says so on /metrics.
-        let leading = leader_election
-            .as_ref()
-            .map(|e| metrics.leader_election(&e.name));
-        if let Some(elector) = &elector {
+        if let Some((elector, _)) = &election {
             let elector = elector.clone();
-            // A fresh HealthChecks has no checks yet, so the names cannot collide.
+            // A fresh HealthChecks has no checks yet, so the names cannot collide. 20 s past
+            // the lease duration is controller-runtime's healthz timeout.
             let _ = health.add_healthz("leaderElection", move || {
                 elector
                     .check(Duration::from_secs(20))
@@ -319,8 +321,8 @@ impl Manager {
         } else {
             let lead =
                 |stop: CancellationToken| run_controllers(controllers, stop, graceful_shutdown);
-            match (&elector, leading) {
-                (Some(elector), Some(leading)) => {
+            match election {
+                Some((elector, leading)) => {
                     let lead = move |stop: CancellationToken| {
                         leading.set_leading(true);
                         lead(stop).map(move |()| leading.set_leading(false))
@@ -330,7 +332,7 @@ impl Manager {
                         Stopped::Lost => Err(ManagerError::LeadershipLost),
                     }
                 }
-                _ => {
+                None => {
                     lead(shutdown.clone()).await;
                     Ok(())
                 }

@@ -112,7 +112,6 @@ pub async fn demo_as(
     namespace: &str,
     replicas: usize,
 ) -> Result<DemoReport, DemoError> {
-    let client = user;
     let log: Log = Arc::default();
     let note = |line: String| log.lock().unwrap_or_else(|e| e.into_inner()).push(line);
     let mut running = Vec::new();
@@ -124,7 +123,7 @@ pub async fn demo_as(
             &log,
         )?);
     }
-    let jobs = client.cron_jobs(namespace);
+    let jobs = user.cron_jobs(namespace);
     for (name, schedule, suspend) in [
         ("nightly", "0 2 * * *", false),
         ("hourly", "0 * * * *", false),
@@ -141,7 +140,7 @@ pub async fn demo_as(
             .all(ready))
     })
     .await?;
-    let leases = kube::Api::<Lease>::namespaced(client.clone(), namespace);
+    let leases = kube::Api::<Lease>::namespaced(user, namespace);
     let holder = || async {
         let lease = leases.get_opt(LEASE).await.map_err(ClientError::from)?;
         Ok::<_, ClientError>(
