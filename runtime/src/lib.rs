@@ -16,6 +16,8 @@ pub mod endpoints;
 pub mod events;
 pub mod fieldpath;
 pub mod fields;
+#[cfg(any(feature = "webhook", feature = "manager"))]
+mod http1;
 pub mod informer;
 pub mod leaderelection;
 #[cfg(feature = "manager")]

@@ -2,7 +2,6 @@
 //! endpoints answering as controller-runtime's `healthz` handler does.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::convert::Infallible;
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,17 +10,12 @@ use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode, header};
 use http_body_util::Full;
 use hyper::body::Incoming;
-use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
 use parking_lot::RwLock;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::Metrics;
-
-/// How long a client may take to send a request's headers.
-const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How long shutdown waits for scrapes in flight.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
@@ -145,26 +139,9 @@ pub async fn serve(
 /// Serves one connection until the client closes it or the server shuts down (after the
 /// request in flight, if any).
 async fn connection(tcp: TcpStream, shared: Arc<(Metrics, HealthChecks)>, stop: CancellationToken) {
-    let service = service_fn(move |request| {
-        let shared = shared.clone();
-        async move { Ok::<_, Infallible>(route(&shared.0, &shared.1, &request)) }
-    });
-    let mut builder = hyper::server::conn::http1::Builder::new();
-    builder
-        .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_TIMEOUT);
-    let conn = builder.serve_connection(TokioIo::new(tcp), service);
-    let mut conn = std::pin::pin!(conn);
-    let result = tokio::select! {
-        result = conn.as_mut() => result,
-        () = stop.cancelled() => {
-            conn.as_mut().graceful_shutdown();
-            conn.await
-        }
-    };
-    if let Err(error) = result {
-        tracing::debug!(%error, "metrics connection ended with an error");
-    }
+    let handle =
+        move |request: Request<Incoming>| std::future::ready(route(&shared.0, &shared.1, &request));
+    crate::http1::serve(tcp, handle, stop.cancelled(), "metrics").await;
 }
 
 type Body = Full<Bytes>;

@@ -1,6 +1,5 @@
 //! The HTTPS server: TLS, routing, body limits and graceful shutdown.
 
-use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -11,8 +10,6 @@ use std::time::Duration;
 use http::{Method, Request, Response, StatusCode, header};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use hyper::body::Incoming;
-use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
@@ -34,9 +31,6 @@ pub const DEFAULT_CONVERSION_BODY_LIMIT: usize = 32 * 1024 * 1024;
 
 /// How long a client may take over the TLS handshake.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// How long a client may take to send a request's headers.
-const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The webhook server, configured but not yet listening.
 ///
@@ -201,29 +195,15 @@ async fn connection(
             return;
         }
     };
-    let service = service_fn(move |request| {
+    let handle = move |request| {
         let shared = shared.clone();
-        async move { Ok::<_, Infallible>(route(&shared, request).await) }
-    });
-    let mut builder = hyper::server::conn::http1::Builder::new();
-    builder
-        .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_TIMEOUT);
-    let conn = builder.serve_connection(TokioIo::new(tls), service);
-    let mut conn = std::pin::pin!(conn);
-    let result = tokio::select! {
-        result = conn.as_mut() => result,
-        () = async {
-            // An error means the server is gone: stop as well.
-            let _ = stopping.wait_for(|stop| *stop).await;
-        } => {
-            conn.as_mut().graceful_shutdown();
-            conn.await
-        }
+        async move { route(&shared, request).await }
     };
-    if let Err(error) = result {
-        tracing::debug!(%error, "webhook connection ended with an error");
-    }
+    let stop = async move {
+        // An error means the server is gone: stop as well.
+        let _ = stopping.wait_for(|stop| *stop).await;
+    };
+    crate::http1::serve(tls, handle, stop, "webhook").await;
 }
 
 async fn route(shared: &Shared, request: Request<Incoming>) -> Response<Body> {
