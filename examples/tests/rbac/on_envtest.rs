@@ -27,6 +27,9 @@ use kubegen_examples::cronjob::{CronJob, CronJobClientExt, JobRun, JobRunClientE
 use kubegen_examples::operator::{Log, Operator, demo_as};
 use kubegen_examples::rbac::{OPERATOR, operator_rules};
 
+#[path = "../demo_log/mod.rs"]
+mod demo_log;
+
 const GROUP: &str = "batch.tutorial.kubebuilder.io";
 /// How long the RBAC authorizer may take to see a role or binding change.
 const SETTLE: Duration = Duration::from_secs(30);
@@ -59,13 +62,7 @@ fn the_operator_runs_under_exactly_its_role_and_fails_without_one_rule() {
         );
 
         let ns = "rbac-full";
-        for line in [
-            format!("{ns}/nightly: added finalizer"),
-            format!("{ns}/nightly: Ready=True (Scheduled)"),
-            format!("{ns}/paused: Ready=False (Suspended)"),
-            format!("{ns}/hourly: cleaning up its jobs before deletion"),
-            format!("{ns}/hourly: deleted 1 runs"),
-        ] {
+        for line in demo_log::reconciled(ns) {
             assert!(log.contains(&line), "missing {line:?} in {log:#?}");
         }
         assert!(
