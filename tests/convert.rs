@@ -199,3 +199,64 @@ fn convert_any_registered_kind_as_json() {
         Err(ConvertError::MissingTypeMeta("apiVersion"))
     ));
 }
+
+/// The apiserver's field manager sends objects pruned to some managers' fields: without
+/// `metadata`, without required fields. They convert to the image of what they hold.
+#[test]
+fn partial_objects_convert_to_the_image_of_what_they_hold() {
+    use serde_json::json;
+    let convert = |object: serde_json::Value, to: &str| {
+        kubegen::convert::convert(object, &format!("convert.example.com/{to}"))
+    };
+    // Only a list another manager owns: nothing else appears in either direction.
+    let users = json!({"apiVersion": "convert.example.com/v1alpha1", "kind": "Store",
+                       "spec": {"users": ["app"]}});
+    let hub = convert(users.clone(), "v1").unwrap();
+    assert_eq!(
+        hub,
+        json!({"apiVersion": "convert.example.com/v1", "kind": "Store", "metadata": {},
+               "spec": {"users": ["app"], "storage": ""}}),
+        "absent required fields are not invented; the hand-converted `storage` is (from an empty size)"
+    );
+    let back = convert(hub, "v1alpha1").unwrap();
+    assert_eq!(back["spec"], json!({"users": ["app"], "size": ""}));
+
+    // A nested struct with its own conversion, and metadata, without the rest of the spec.
+    let tuning = json!({"apiVersion": "convert.example.com/v1", "kind": "Store",
+                        "metadata": {"name": "s", "labels": {"a": "b"}},
+                        "spec": {"tuning": {"maxConnections": 5}, "backup": {"schedule": "@daily"}}});
+    let old = convert(tuning, "v1alpha1").unwrap();
+    assert_eq!(old["metadata"]["labels"], json!({"a": "b"}));
+    assert_eq!(
+        old["spec"],
+        json!({"tuning": {"maxConnections": 5}, "size": ""})
+    );
+    let kept = old["metadata"]["annotations"][kubegen::convert::CONVERSION_DATA_ANNOTATION]
+        .as_str()
+        .unwrap();
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(kept).unwrap(),
+        json!({"spec": {"backup": {"schedule": "@daily"}}}),
+        "a v1-only field the partial object had travels in the annotation"
+    );
+
+    // No spec at all (the applier owned all of it): a spec-less object comes back.
+    let bare = json!({"apiVersion": "convert.example.com/v1", "kind": "Store",
+                      "metadata": {"name": "s"}});
+    let old = convert(bare, "v1alpha1").unwrap();
+    assert_eq!(old["spec"], json!({"size": ""}));
+    assert!(old["metadata"].get("annotations").is_none());
+}
+
+#[test]
+fn a_manual_conversion_failing_on_a_partial_object_says_so() {
+    use serde_json::json;
+    let partial = json!({"apiVersion": "convert.example.com/v1alpha1", "kind": "Store",
+                         "spec": {"size": "lots"}});
+    let err = kubegen::convert::convert(partial, "convert.example.com/v1").unwrap_err();
+    assert!(matches!(err, ConvertError::Partial { .. }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        "spec.size: \"lots\" is not a size such as \"10Gi\" (converting a partial object, whose absent fields read as their defaults)"
+    );
+}

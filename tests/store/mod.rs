@@ -110,7 +110,10 @@ pub mod v1alpha1 {
 
     impl ManualConvert for StoreSpec {
         fn fill_hub(&self, hub: &mut super::v1::StoreSpec) -> Result<(), ConvertError> {
-            hub.storage = super::parse_size(&self.size)?;
+            // Empty in a partial object without `size`: the hub's `storage` stays empty too.
+            if !self.size.is_empty() {
+                hub.storage = super::parse_size(&self.size)?;
+            }
             Ok(())
         }
         fn fill_from_hub(&mut self, hub: &super::v1::StoreSpec) -> Result<(), ConvertError> {

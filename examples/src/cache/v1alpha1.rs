@@ -39,28 +39,37 @@ pub struct CacheSpec {
     pub replicas: Option<i32>,
 }
 
+/// The apiserver also converts *partial* objects (during server-side apply, objects pruned to
+/// some managers' fields), where an absent `engine` or `memory` reads as `""`: each field is
+/// converted only when it is there.
 impl ManualConvert for CacheSpec {
     fn fill_hub(&self, hub: &mut v1::CacheSpec) -> Result<(), ConvertError> {
-        let (engine, version) = self.engine.split_once(':').ok_or_else(|| {
-            ConvertError::field(
-                "spec.engine",
-                format!("{:?} is not engine:version", self.engine),
-            )
-        })?;
-        hub.engine =
-            serde_json::from_value(serde_json::Value::String(engine.to_owned())).map_err(|_| {
-                ConvertError::field("spec.engine", format!("unknown engine {engine:?}"))
+        if !self.engine.is_empty() {
+            let (engine, version) = self.engine.split_once(':').ok_or_else(|| {
+                ConvertError::field(
+                    "spec.engine",
+                    format!("{:?} is not engine:version", self.engine),
+                )
             })?;
-        hub.version = version.to_owned();
-        hub.memory = Quantity(self.memory.clone());
+            hub.engine = serde_json::from_value(serde_json::Value::String(engine.to_owned()))
+                .map_err(|_| {
+                    ConvertError::field("spec.engine", format!("unknown engine {engine:?}"))
+                })?;
+            hub.version = version.to_owned();
+        }
+        if !self.memory.is_empty() {
+            hub.memory = Quantity(self.memory.clone());
+        }
         Ok(())
     }
 
     fn fill_from_hub(&mut self, hub: &v1::CacheSpec) -> Result<(), ConvertError> {
-        let engine =
-            serde_json::to_value(hub.engine).map_err(|e| ConvertError::field("spec.engine", e))?;
-        let engine = engine.as_str().unwrap_or_default();
-        self.engine = format!("{engine}:{}", hub.version);
+        if !hub.version.is_empty() {
+            let engine = serde_json::to_value(hub.engine)
+                .map_err(|e| ConvertError::field("spec.engine", e))?;
+            let engine = engine.as_str().unwrap_or_default();
+            self.engine = format!("{engine}:{}", hub.version);
+        }
         self.memory = hub.memory.0.clone();
         Ok(())
     }

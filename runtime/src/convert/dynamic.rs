@@ -1,12 +1,18 @@
 //! [`convert`]: any registered kind, as JSON, to any of its versions (for conversion
 //! webhooks and the in-memory server).
 
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock};
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use parking_lot::Mutex;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{ConvertError, Convertible};
-use crate::resource::CustomResource;
+use super::partial::{self, Filled};
+use super::{ConvertError, Convertible, Parts};
+use crate::resource::{CustomResource, ResourceInfo};
 
 /// A spoke version's conversions, registered by generated code for every kind with
 /// `#[convert(hub = ...)]`.
@@ -40,6 +46,13 @@ pub fn registered_versions() -> Vec<(&'static str, &'static str, &'static str, &
 /// Converts `object` (any version of a registered kind) to `desired_api_version`
 /// (`group/version`), through the hub: spoke → hub → other spoke. An object already at the
 /// desired version is returned unchanged.
+///
+/// `object` may be partial, as the apiserver's field manager sends objects to conversion
+/// webhooks during server-side apply: without `metadata` or required fields. Absent required
+/// fields are read as the kind's `Default` (inside list items, the schema's zero value); the
+/// result leaves out what only that produced — a field still at its path with the value filled
+/// in, a `null` where `object` had nothing — so that it holds the image of what `object` held.
+/// Fields a [`ManualConvert`](super::ManualConvert) derives from filled values stay.
 pub fn convert(object: Value, desired_api_version: &str) -> Result<Value, ConvertError> {
     let (api_version, kind) = type_meta(&object)?;
     if api_version == desired_api_version {
@@ -96,12 +109,52 @@ fn split(api_version: &str) -> (&str, &str) {
     api_version.rsplit_once('/').unwrap_or(("", api_version))
 }
 
-fn decode<K: CustomResource + DeserializeOwned>(object: Value) -> Result<K, ConvertError> {
-    serde_json::from_value(object).map_err(|source| ConvertError::Decode {
+/// `object` as `K`; a partial object (see [`partial`]) with its absent required fields filled,
+/// and what was filled.
+fn decode<K>(object: &Value) -> Result<(K, Filled), ConvertError>
+where
+    K: Parts + DeserializeOwned + Serialize,
+    K::Spec: Default,
+{
+    let strict = match K::deserialize(object) {
+        Ok(decoded) => return Ok((decoded, Filled::default())),
+        Err(e) => e,
+    };
+    let decode_error = || ConvertError::Decode {
         api_version: format!("{}/{}", K::INFO.group, K::INFO.version),
         kind: K::INFO.kind.to_owned(),
-        source,
-    })
+        source: strict,
+    };
+    let defaults = serde_json::to_value(K::from_parts(
+        ObjectMeta::default(),
+        K::Spec::default(),
+        None,
+    ))
+    .unwrap_or(Value::Null);
+    let mut object = object.clone();
+    let filled = partial::fill(&mut object, &schema_of(K::INFO), &defaults);
+    if filled.is_empty() {
+        return Err(decode_error());
+    }
+    match K::deserialize(&object) {
+        Ok(decoded) => Ok((decoded, filled)),
+        Err(_) => Err(decode_error()),
+    }
+}
+
+/// Versions' `openAPIV3Schema`s by group, kind and version.
+type Schemas = HashMap<(&'static str, &'static str, &'static str), Arc<Value>>;
+
+/// A version's `openAPIV3Schema`, built once.
+fn schema_of(info: &ResourceInfo) -> Arc<Value> {
+    static SCHEMAS: LazyLock<Mutex<Schemas>> = LazyLock::new(Default::default);
+    let key = (info.group, info.kind, info.version);
+    if let Some(schema) = SCHEMAS.lock().get(&key) {
+        return schema.clone();
+    }
+    let schema = Arc::new((info.schema)().to_value());
+    SCHEMAS.lock().insert(key, schema.clone());
+    schema
 }
 
 fn encode<K: CustomResource + Serialize>(object: &K) -> Result<Value, ConvertError> {
@@ -112,14 +165,41 @@ fn encode<K: CustomResource + Serialize>(object: &K) -> Result<Value, ConvertErr
     })
 }
 
+/// Decodes `object` as `From`, converts it with `convert` and encodes the result, taking out
+/// of it what only the filling of a partial object produced.
+fn convert_value<From, To>(
+    object: Value,
+    convert: impl FnOnce(&From) -> Result<To, ConvertError>,
+) -> Result<Value, ConvertError>
+where
+    From: Parts + DeserializeOwned + Serialize,
+    From::Spec: Default,
+    To: CustomResource + Serialize,
+{
+    let (decoded, filled) = decode::<From>(&object)?;
+    let converted = convert(&decoded).map_err(|source| {
+        if filled.is_empty() {
+            source
+        } else {
+            ConvertError::Partial {
+                source: Box::new(source),
+            }
+        }
+    })?;
+    let mut out = encode(&converted)?;
+    partial::trim(&mut out, &object, &filled);
+    Ok(out)
+}
+
 /// [`Registration::to_hub`] for a spoke kind `S`.
 #[doc(hidden)]
 pub fn value_to_hub<S>(object: Value) -> Result<Value, ConvertError>
 where
-    S: Convertible + DeserializeOwned,
+    S: Convertible + DeserializeOwned + Serialize,
+    S::Spec: Default,
     S::Hub: Serialize,
 {
-    encode(&decode::<S>(object)?.to_hub()?)
+    convert_value::<S, S::Hub>(object, S::to_hub)
 }
 
 /// [`Registration::from_hub`] for a spoke kind `S`.
@@ -127,7 +207,8 @@ where
 pub fn value_from_hub<S>(object: Value) -> Result<Value, ConvertError>
 where
     S: Convertible + Serialize,
-    S::Hub: DeserializeOwned,
+    S::Hub: DeserializeOwned + Serialize,
+    <S::Hub as CustomResource>::Spec: Default,
 {
-    encode(&S::from_hub(&decode::<S::Hub>(object)?)?)
+    convert_value::<S::Hub, S>(object, S::from_hub)
 }

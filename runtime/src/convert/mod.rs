@@ -10,11 +10,16 @@
 //! [`CONVERSION_DATA_ANNOTATION`] on the spoke object and come back on the way to the hub.
 //!
 //! [`convert`] converts any registered kind as JSON, for conversion webhooks and the
-//! in-memory server.
+//! in-memory server. It also converts *partial* objects — the apiserver's field manager sends
+//! objects pruned to some managers' fields during server-side apply — reading absent fields as
+//! their `Default` (Go's zero value) and leaving out of the result what only that filling
+//! produced; a [`ManualConvert`] must therefore accept each of its fields' defaults.
 
 pub mod checks;
 pub(crate) mod dynamic;
 pub(crate) mod kind;
+mod partial;
+mod review;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -24,6 +29,8 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 pub use dynamic::{Registration, convert, registered_versions};
 pub use kind::{CONVERSION_DATA_ANNOTATION, Convertible, Parts, SpecOf};
+pub use review::ConversionError;
+pub(crate) use review::{failure_message, review_failure};
 
 /// Why a conversion failed.
 #[derive(Debug, thiserror::Error)]
@@ -49,6 +56,14 @@ pub enum ConvertError {
         kind: String,
         /// serde's error.
         source: serde_json::Error,
+    },
+    /// Converting a partial object failed: one whose absent fields were read as their
+    /// defaults, as the apiserver's field manager sends them during server-side apply (see
+    /// [`convert`]). A [`ManualConvert`] must accept each field's default.
+    #[error("{source} (converting a partial object, whose absent fields read as their defaults)")]
+    Partial {
+        /// Why the conversion failed.
+        source: Box<ConvertError>,
     },
     /// The object has no string `apiVersion` or `kind`.
     #[error("the object has no {0}")]
