@@ -171,9 +171,12 @@ async fn a_failing_conversion_answers_as_a_failing_conversion_webhook() {
             .unwrap_err(),
     );
     assert_eq!(code, 500);
+    // The apiserver's prefix, then what kubegen's webhook answers it.
     assert_eq!(
         message,
-        "conversion webhook for convert.example.com/v1alpha1, Kind=Store failed: spec.size: \"lots\" is not a size such as \"10Gi\""
+        "conversion webhook for convert.example.com/v1alpha1, Kind=Store failed: \
+         converting object 0 to convert.example.com/v1: Store convert.example.com/v1alpha1: \
+         spec.size: \"lots\" is not a size such as \"10Gi\""
     );
 }
 

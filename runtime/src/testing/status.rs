@@ -103,6 +103,18 @@ impl ApiError {
         e
     }
 
+    /// `NewInternalError`: a 500 `InternalError` whose message and one cause carry `cause`.
+    pub fn internal_error(cause: impl Into<String>) -> Self {
+        let cause = cause.into();
+        let mut e = Self::new(
+            500,
+            "InternalError",
+            format!("Internal error occurred: {cause}"),
+        );
+        e.details = Some(json!({"causes": [{"message": cause}]}));
+        e
+    }
+
     /// A 500 without a reason, as the apiserver answers errors it has no status for.
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(500, "", message)

@@ -6,6 +6,8 @@ use serde_json::Value;
 
 use super::registry::Webhooks;
 use super::response::{HttpError, check_review_type};
+pub use crate::convert::ConversionError;
+use crate::convert::{failure_message, review_failure};
 
 /// Converts one object of a kind between the kind's versions. Register one per group and kind
 /// with [`Webhooks::converter`]; generated hub-and-spoke conversions implement it, and so does
@@ -14,6 +16,12 @@ use super::response::{HttpError, check_review_type};
 /// The server calls it only for objects not already at the desired version, and checks what
 /// it returns as the apiserver does: the desired `apiVersion`, the same `kind`, and the same
 /// name, namespace and uid.
+///
+/// The apiserver also sends *partial* objects: during server-side apply its field manager
+/// converts objects pruned to some managers' fields, without `metadata` or required fields,
+/// and keeps or removes fields by what comes back. A converter must convert exactly what is
+/// there — nothing dropped, nothing invented — and return an object with `metadata`
+/// (the generated conversions do, see [`crate::convert::convert`]).
 pub trait Converter: Send + Sync + 'static {
     /// Converts `object` (a whole object, `apiVersion` and `metadata` included) to
     /// `desired_api_version` (`group/version`).
@@ -27,23 +35,6 @@ where
     fn convert(&self, object: Value, desired_api_version: &str) -> Result<Value, ConversionError> {
         self(object, desired_api_version)
     }
-}
-
-/// Why a [`Converter`] could not convert an object.
-#[derive(Debug, thiserror::Error)]
-pub enum ConversionError {
-    /// The object's or the desired `apiVersion` is not one the converter knows.
-    #[error("unknown version {api_version}")]
-    UnknownVersion {
-        /// The `group/version` the converter does not know.
-        api_version: String,
-    },
-    /// The object does not have the shape of its version.
-    #[error("malformed object: {0}")]
-    Malformed(String),
-    /// The object cannot be represented at the desired version.
-    #[error("{0}")]
-    Failed(String),
 }
 
 /// `apiextensions.k8s.io/v1`, the only `ConversionReview` version served.
@@ -63,10 +54,7 @@ pub(super) fn review(webhooks: &Webhooks, body: &[u8]) -> Result<ConversionRevie
     let converted = objects
         .into_iter()
         .enumerate()
-        .map(|(i, object)| {
-            convert_one(webhooks, object, &desired)
-                .map_err(|message| format!("converting object {i} to {desired}: {message}"))
-        })
+        .map(|(i, object)| convert_one(webhooks, object, &desired, i))
         .collect::<Result<Vec<_>, _>>();
     Ok(match converted {
         Ok(objects) => response.success(objects),
@@ -87,44 +75,54 @@ fn str_at<'a>(object: &'a Value, pointer: &str) -> Option<&'a str> {
     object.pointer(pointer).and_then(Value::as_str)
 }
 
-fn convert_one(webhooks: &Webhooks, object: Value, desired: &str) -> Result<Value, String> {
-    let api_version = str_at(&object, "/apiVersion").ok_or("the object has no apiVersion")?;
+/// Object `index` of a review converted to `desired`, or the review's failure message.
+fn convert_one(
+    webhooks: &Webhooks,
+    object: Value,
+    desired: &str,
+    index: usize,
+) -> Result<Value, String> {
+    let fail = |cause: String| review_failure(index, desired, &cause);
+    let api_version = str_at(&object, "/apiVersion")
+        .ok_or_else(|| fail("the object has no apiVersion".into()))?;
     let kind = str_at(&object, "/kind")
-        .ok_or("the object has no kind")?
+        .ok_or_else(|| fail("the object has no kind".into()))?
         .to_owned();
     if api_version == desired {
         return Ok(object);
     }
     let group = group_of(api_version).to_owned();
     if group_of(desired) != group {
-        return Err(format!(
+        return Err(fail(format!(
             "{kind} is in group {group:?}, not in {desired}'s group"
-        ));
+        )));
     }
-    let converter = webhooks
-        .converter_for(&group, &kind)
-        .ok_or_else(|| format!("no converter is registered for kind {kind} in group {group:?}"))?;
+    let converter = webhooks.converter_for(&group, &kind).ok_or_else(|| {
+        fail(format!(
+            "no converter is registered for kind {kind} in group {group:?}"
+        ))
+    })?;
     let identity = ["/metadata/name", "/metadata/namespace", "/metadata/uid"]
         .map(|p| str_at(&object, p).map(str::to_owned));
     let from = api_version.to_owned();
     let converted = converter
         .convert(object, desired)
-        .map_err(|e| format!("{kind} {from}: {e}"))?;
+        .map_err(|e| failure_message(index, desired, &kind, &from, &e))?;
     let got = str_at(&converted, "/apiVersion").unwrap_or("");
     if got != desired {
-        return Err(format!(
+        return Err(fail(format!(
             "the converter for {kind} returned apiVersion {got:?}, not {desired:?}"
-        ));
+        )));
     }
     if str_at(&converted, "/kind") != Some(kind.as_str()) {
-        return Err(format!("the converter for {kind} changed the kind"));
+        return Err(fail(format!("the converter for {kind} changed the kind")));
     }
     let after = ["/metadata/name", "/metadata/namespace", "/metadata/uid"]
         .map(|p| str_at(&converted, p).map(str::to_owned));
     if after != identity {
-        return Err(format!(
+        return Err(fail(format!(
             "the converter for {kind} changed the name, namespace or uid"
-        ));
+        )));
     }
     Ok(converted)
 }

@@ -3,9 +3,9 @@
 
 use serde_json::Value;
 
-use super::convert::{ConversionError, Converter};
+use super::convert::Converter;
 use super::registry::Webhooks;
-use crate::convert::{ConvertError, convert, registered_versions};
+use crate::convert::{ConversionError, convert, registered_versions};
 
 /// A [`Converter`] through the conversions the derive generated for every kind with
 /// `#[convert(hub = ...)]`: spoke → hub → spoke, any registered kind.
@@ -14,15 +14,7 @@ pub struct GeneratedConverter;
 
 impl Converter for GeneratedConverter {
     fn convert(&self, object: Value, desired_api_version: &str) -> Result<Value, ConversionError> {
-        convert(object, desired_api_version).map_err(|error| match error {
-            ConvertError::UnknownVersion { api_version, .. } => {
-                ConversionError::UnknownVersion { api_version }
-            }
-            malformed @ (ConvertError::Decode { .. } | ConvertError::MissingTypeMeta(_)) => {
-                ConversionError::Malformed(malformed.to_string())
-            }
-            other => ConversionError::Failed(other.to_string()),
-        })
+        convert(object, desired_api_version).map_err(ConversionError::from)
     }
 }
 

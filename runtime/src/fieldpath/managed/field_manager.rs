@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::conflict::Conflicts;
 use super::entries::{ManagedFields, ManagerId, Operation, VersionedSet, seconds};
 use super::last_applied;
-use super::updater::{UpdateError, Updater};
+use super::updater::{Convert, UpdateError, Updater};
 use crate::fieldpath::schema::Schema;
 use crate::fieldpath::typed::Duplicates;
 use crate::fieldpath::{Path, Set};
@@ -35,6 +35,9 @@ pub enum ApplyError {
 pub struct FieldManager<'a> {
     /// The kind's schema per apiVersion (`None`: no such version).
     pub schemas: &'a dyn Fn(&str) -> Option<&'a Schema>,
+    /// Converts objects between the kind's versions ([`relabel`](super::relabel) for a kind
+    /// whose versions share one shape).
+    pub convert: &'a Convert<'a>,
     /// The apiVersion of the request (`group/version`).
     pub api_version: &'a str,
     /// The kind.
@@ -80,6 +83,7 @@ impl<'a> FieldManager<'a> {
     fn updater(&self) -> Updater<'a> {
         Updater {
             schemas: self.schemas,
+            convert: self.convert,
             ignored: self.reset,
         }
     }

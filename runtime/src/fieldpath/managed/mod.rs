@@ -29,7 +29,7 @@ pub use field_manager::{
 };
 pub use last_applied::LAST_APPLIED;
 pub use scale::{SCALE_API_VERSION, ScaleHandler};
-pub use updater::{UpdateError, Updater};
+pub use updater::{Convert, UpdateError, Updater, relabel};
 
 #[cfg(test)]
 mod tests;

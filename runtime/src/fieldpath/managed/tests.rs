@@ -44,6 +44,7 @@ impl Fixture {
         let schemas = |v: &str| (v == V1).then_some(&self.schema);
         f(&FieldManager {
             schemas: &schemas,
+            convert: &super::relabel,
             api_version: V1,
             kind: "K",
             subresource: "",

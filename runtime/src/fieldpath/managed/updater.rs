@@ -27,14 +27,37 @@ pub enum UpdateError {
     Failed(String),
 }
 
+/// Converts an object of the kind to another of its apiVersions (`group/version`), as the
+/// apiserver's version converter does: for a CRD, through the storage version, each step a
+/// conversion-webhook call (or a relabelling, for the `None` strategy). The object may be
+/// partial (see [`crate::convert::convert`]).
+pub type Convert<'a> = dyn Fn(&Value, &str) -> Result<Value, String> + 'a;
+
+/// The `None` conversion strategy: the same object under the other apiVersion.
+pub fn relabel(object: &Value, api_version: &str) -> Result<Value, String> {
+    let mut relabelled = object.clone();
+    if let Value::Object(fields) = &mut relabelled {
+        fields.insert("apiVersion".into(), Value::String(api_version.to_owned()));
+    }
+    Ok(relabelled)
+}
+
 /// Tracks ownership across the versions of one kind.
 pub struct Updater<'a> {
     /// The schema of each apiVersion of the kind; `None` for versions that do not exist
     /// (their managers are dropped).
     pub schemas: &'a dyn Fn(&str) -> Option<&'a Schema>,
+    /// Converts objects between the kind's versions.
+    pub convert: &'a Convert<'a>,
     /// Fields never tracked, per apiVersion: what the endpoint resets (status on the main
     /// resource, everything but status on the status subresource).
     pub ignored: &'a BTreeMap<String, Set>,
+}
+
+/// An object at one version, with that version's schema.
+struct Typed<'a> {
+    value: Value,
+    schema: &'a Schema,
 }
 
 impl<'a> Updater<'a> {
@@ -43,23 +66,24 @@ impl<'a> Updater<'a> {
             .ok_or_else(|| UpdateError::Failed(format!("no schema for version {version}")))
     }
 
-    /// `object` (at `from`) seen at `to`: the same value typed by `to`'s schema; `None` when
-    /// `to` does not exist.
-    fn convert(
-        &self,
-        object: &Value,
-        from: &str,
-        to: &str,
-    ) -> Result<Option<&'a Schema>, UpdateError> {
+    /// structured-merge-diff's `Converter.Convert`: `object` at version `to`, typed by `to`'s
+    /// schema (the object itself when it is at `to` already); `Ok(None)` when `to` does not
+    /// exist (its `IsMissingVersionError`).
+    fn convert(&self, object: &Value, to: &str) -> Result<Option<Typed<'a>>, String> {
         let Some(schema) = (self.schemas)(to) else {
             return Ok(None);
         };
-        if from != to {
-            schema
-                .validate(object, Duplicates::Reject)
-                .map_err(|e| UpdateError::Failed(e.to_string()))?;
+        if object["apiVersion"].as_str() == Some(to) {
+            return Ok(Some(Typed {
+                value: object.clone(),
+                schema,
+            }));
         }
-        Ok(Some(schema))
+        let value = (self.convert)(object, to)?;
+        schema
+            .validate(&value, Duplicates::Reject)
+            .map_err(|e| e.to_string())?;
+        Ok(Some(Typed { value, schema }))
     }
 
     fn filter(&self, version: &str, set: Set) -> Set {
@@ -70,19 +94,18 @@ impl<'a> Updater<'a> {
     }
 
     /// Sets collapsed where the schema made containers atomic; managers of versions that no
-    /// longer exist dropped.
-    fn reconcile(
-        &self,
-        live: &Value,
-        version: &str,
-        managers: &Managers,
-    ) -> Result<Managers, UpdateError> {
+    /// longer exist dropped (`reconcileManagedFieldsWithSchemaChanges`).
+    fn reconcile(&self, live: &Value, managers: &Managers) -> Result<Managers, UpdateError> {
         let mut out = Managers::new();
         for (manager, vs) in managers {
-            let Some(schema) = self.convert(live, version, &vs.api_version)? else {
+            let Some(typed) = self
+                .convert(live, &vs.api_version)
+                .map_err(UpdateError::Failed)?
+            else {
                 continue;
             };
-            let set = schema
+            let set = typed
+                .schema
                 .reconcile_field_set(&vs.set)
                 .unwrap_or_else(|| vs.set.clone());
             out.insert(manager.clone(), VersionedSet { set, ..vs.clone() });
@@ -90,8 +113,9 @@ impl<'a> Updater<'a> {
         Ok(out)
     }
 
-    /// Compares old and new for every manager but `workflow`: fields it owns that changed are
-    /// conflicts (taken from it when `force`), fields removed leave its set.
+    /// Compares old and new for every manager but `workflow`, at the manager's version: fields
+    /// it owns that changed are conflicts (taken from it when `force`), fields removed leave
+    /// its set.
     fn update_managers(
         &self,
         old: &Value,
@@ -101,10 +125,7 @@ impl<'a> Updater<'a> {
         workflow: &str,
         force: bool,
     ) -> Result<Comparison, UpdateError> {
-        let compare = self
-            .schema(version)?
-            .compare(old, new)
-            .map_err(|e| UpdateError::Failed(format!("failed to compare objects: {e}")))?;
+        let compare = compare_at(self.schema(version)?, old, new)?;
         let compare = self.filtered(version, compare);
         // Comparisons at the other versions managers hold their fields in.
         let mut versions: BTreeMap<String, Comparison> = BTreeMap::new();
@@ -116,16 +137,24 @@ impl<'a> Updater<'a> {
                 continue;
             }
             if vs.api_version != version && !versions.contains_key(&vs.api_version) {
-                let (Some(old_schema), Some(_)) = (
-                    self.convert(old, version, &vs.api_version)?,
-                    self.convert(new, version, &vs.api_version)?,
-                ) else {
+                let failed = |which: &str, e: String| {
+                    UpdateError::Failed(format!("failed to convert {which} object: {e}"))
+                };
+                let Some(old) = self
+                    .convert(old, &vs.api_version)
+                    .map_err(|e| failed("old", e))?
+                else {
                     missing.push(manager.clone());
                     continue;
                 };
-                let c = old_schema
-                    .compare(old, new)
-                    .map_err(|e| UpdateError::Failed(format!("failed to compare objects: {e}")))?;
+                let Some(new) = self
+                    .convert(new, &vs.api_version)
+                    .map_err(|e| failed("new", e))?
+                else {
+                    missing.push(manager.clone());
+                    continue;
+                };
+                let c = compare_at(old.schema, &old.value, &new.value)?;
                 versions.insert(vs.api_version.clone(), self.filtered(&vs.api_version, c));
             }
             let c = versions.get(&vs.api_version).unwrap_or(&compare);
@@ -178,7 +207,7 @@ impl<'a> Updater<'a> {
         managers: &Managers,
         manager: &str,
     ) -> Result<Managers, UpdateError> {
-        let mut managers = self.reconcile(live, version, managers)?;
+        let mut managers = self.reconcile(live, managers)?;
         let compare = self.update_managers(live, new, version, &mut managers, manager, true)?;
         let previous = managers
             .remove(manager)
@@ -214,7 +243,7 @@ impl<'a> Updater<'a> {
         force: bool,
     ) -> Result<(Option<Value>, Managers), UpdateError> {
         let schema = self.schema(version)?;
-        let mut managers = self.reconcile(live, version, managers)?;
+        let mut managers = self.reconcile(live, managers)?;
         let merged = schema
             .merge(live, config)
             .map_err(|e| UpdateError::Failed(format!("failed to merge config: {e}")))?;
@@ -230,59 +259,101 @@ impl<'a> Updater<'a> {
                 applied: true,
             },
         );
-        let merged = self.prune(merged, version, &managers, last.as_ref())?;
+        let merged = self
+            .prune(merged, &managers, manager, last.as_ref())
+            .map_err(|e| UpdateError::Failed(format!("failed to prune fields: {e}")))?;
         self.update_managers(live, &merged, version, &mut managers, manager, force)?;
         let changed = !value::equals(live, &merged);
         Ok((changed.then_some(merged), managers))
     }
 
     /// Removes from `merged` what the applying manager applied last time (`last`), no longer
-    /// applies, and nobody else owns.
+    /// applies, and nobody else owns: at the version it applied it in, putting back what any
+    /// manager owns at any version; then converts the result back to the applier's version.
     fn prune(
         &self,
         merged: Value,
-        version: &str,
         managers: &Managers,
+        applier: &str,
         last: Option<&VersionedSet>,
-    ) -> Result<Value, UpdateError> {
+    ) -> Result<Value, String> {
         let Some(last) = last.filter(|l| !l.set.is_empty()) else {
             return Ok(merged);
         };
-        let Some(sc) = self.convert(&merged, version, &last.api_version)? else {
+        let Some(at_last) = self
+            .convert(&merged, &last.api_version)
+            .map_err(|e| format!("failed to convert merged object to last applied version: {e}"))?
+        else {
             return Ok(merged);
         };
-        let pruned = sc.remove_items(&merged, &sc.ensure_named_fields_are_members(&last.set));
-        let pruned = self.add_back_owned(&merged, pruned, &last.api_version, managers)?;
-        let pruned = self.add_back_dangling(sc, &merged, &pruned, last)?;
-        Ok(pruned)
+        let sc = at_last.schema;
+        let pruned = sc.remove_items(
+            &at_last.value,
+            &sc.ensure_named_fields_are_members(&last.set),
+        );
+        let pruned = self
+            .add_back_owned(&at_last, pruned, &last.api_version, managers)
+            .map_err(|e| format!("failed add back owned items: {e}"))?;
+        let pruned = self
+            .add_back_dangling(&at_last, &pruned, last)
+            .map_err(|e| format!("failed add back dangling items: {e}"))?;
+        let version = managers
+            .get(applier)
+            .map_or(last.api_version.as_str(), |vs| vs.api_version.as_str());
+        match self.convert(&pruned, version)? {
+            Some(typed) => Ok(typed.value),
+            None => Err(format!("no schema for version {version}")),
+        }
     }
 
     /// Puts back into `pruned` what some manager owns, version by version (the pruned
-    /// version's managers first).
+    /// version's managers first, so that the fields a conversion needs are there).
     fn add_back_owned(
         &self,
-        merged: &Value,
-        mut pruned: Value,
+        merged: &Typed<'a>,
+        pruned: Value,
         pruned_version: &str,
         managers: &Managers,
-    ) -> Result<Value, UpdateError> {
+    ) -> Result<Value, String> {
         let mut by_version: BTreeMap<&str, Set> = BTreeMap::new();
         for vs in managers.values() {
             let entry = by_version.entry(vs.api_version.as_str()).or_default();
             *entry = entry.union(&vs.set);
         }
         let first = by_version.remove_entry(pruned_version);
+        let mut merged = Typed {
+            value: merged.value.clone(),
+            schema: merged.schema,
+        };
+        let mut pruned = pruned;
         for (version, owned) in first.into_iter().chain(by_version) {
-            let Some(sc) = self.convert(merged, pruned_version, version)? else {
+            let Some(at_version) = self.convert(&merged.value, version).map_err(|e| {
+                format!("failed to convert merged object at version {version}: {e}")
+            })?
+            else {
                 continue;
             };
-            if self.convert(&pruned, pruned_version, version)?.is_none() {
+            let Some(pruned_at_version) = self.convert(&pruned, version).map_err(|e| {
+                format!("failed to convert pruned object at version {version}: {e}")
+            })?
+            else {
                 continue;
-            }
-            let merged_set = sc.ensure_named_fields_are_members(&field_set(sc, merged)?);
-            let pruned_set = sc.ensure_named_fields_are_members(&field_set(sc, &pruned)?);
-            let owned = sc.ensure_named_fields_are_members(&owned);
-            pruned = sc.remove_items(merged, &merged_set.difference(&pruned_set.union(&owned)));
+            };
+            merged = at_version;
+            let sc = merged.schema;
+            let merged_set = field_set(sc, &merged.value).map_err(|e| {
+                format!("failed to create field set from merged object at version {version}: {e}")
+            })?;
+            let pruned_set = field_set(sc, &pruned_at_version.value).map_err(|e| {
+                format!("failed to create field set from pruned object at version {version}: {e}")
+            })?;
+            let keep = sc
+                .ensure_named_fields_are_members(&pruned_set)
+                .union(&sc.ensure_named_fields_are_members(&owned));
+            let drop = sc
+                .ensure_named_fields_are_members(&merged_set)
+                .difference(&keep);
+            pruned = sc.remove_items(&merged.value, &drop);
         }
         Ok(pruned)
     }
@@ -291,29 +362,39 @@ impl<'a> Updater<'a> {
     /// nobody added back.
     fn add_back_dangling(
         &self,
-        sc: &Schema,
-        merged: &Value,
+        merged: &Typed<'a>,
         pruned: &Value,
         last: &VersionedSet,
-    ) -> Result<Value, UpdateError> {
-        if self
-            .convert(pruned, &last.api_version, &last.api_version)?
-            .is_none()
-        {
-            return Ok(merged.clone());
-        }
-        let pruned_set = sc.ensure_named_fields_are_members(&field_set(sc, pruned)?);
-        let merged_set = sc.ensure_named_fields_are_members(&field_set(sc, merged)?);
+    ) -> Result<Value, String> {
+        let Some(pruned) = self
+            .convert(pruned, &last.api_version)
+            .map_err(|e| format!("failed to convert pruned object to last applied version: {e}"))?
+        else {
+            return Ok(merged.value.clone());
+        };
+        let sc = merged.schema;
+        let pruned_set = field_set(sc, &pruned.value).map_err(|e| {
+            format!("failed to create field set from pruned object in last applied version: {e}")
+        })?;
+        let merged_set = field_set(sc, &merged.value).map_err(|e| {
+            format!("failed to create field set from merged object in last applied version: {e}")
+        })?;
+        let pruned_set = sc.ensure_named_fields_are_members(&pruned_set);
+        let merged_set = sc.ensure_named_fields_are_members(&merged_set);
         let last_set = sc.ensure_named_fields_are_members(&last.set);
         Ok(sc.remove_items(
-            merged,
+            &merged.value,
             &merged_set.difference(&pruned_set).intersection(&last_set),
         ))
     }
 }
 
-fn field_set(schema: &Schema, value: &Value) -> Result<Set, UpdateError> {
+fn compare_at(schema: &Schema, old: &Value, new: &Value) -> Result<Comparison, UpdateError> {
     schema
-        .to_field_set(value)
-        .map_err(|e| UpdateError::Failed(format!("failed to create field set: {e}")))
+        .compare(old, new)
+        .map_err(|e| UpdateError::Failed(format!("failed to compare objects: {e}")))
+}
+
+fn field_set(schema: &Schema, value: &Value) -> Result<Set, String> {
+    schema.to_field_set(value).map_err(|e| e.to_string())
 }

@@ -149,27 +149,24 @@ mod calls {
             {
                 return match policy {
                     FailurePolicy::Ignore => Ok(None),
-                    FailurePolicy::Fail => Err(ApiError {
-                        code: 500,
-                        reason: "InternalError",
-                        message: format!(
-                            "Internal error occurred: failed calling webhook {name:?}: failed to call webhook: the in-memory server has it unavailable"
-                        ),
-                        details: Some(json!({"causes": [{"message": format!(
-                            "failed calling webhook {name:?}: failed to call webhook: the in-memory server has it unavailable"
-                        )}]})),
-                        retry_after: None,
-                    }),
+                    FailurePolicy::Fail => Err(ApiError::internal_error(format!(
+                        "failed calling webhook {name:?}: failed to call webhook: the in-memory server has it unavailable"
+                    ))),
                 };
             }
             let Some(webhooks) = &self.webhooks else {
                 return Ok(None);
             };
             let e = self.entry(t);
+            // A failing conversion to the webhook's version is wrapped as an internal error by
+            // the versioned-attributes accessor, then again by the dispatcher.
             let at_webhook = |o: Option<&Value>| -> Result<Value, ApiError> {
                 o.map(|o| e.convert(o, &webhook.version))
                     .transpose()
                     .map(Option::unwrap_or_default)
+                    .map_err(|e| {
+                        ApiError::internal_error(ApiError::internal_error(e.message).message)
+                    })
             };
             let uid = REQUESTS.fetch_add(1, Ordering::Relaxed) + 1;
             let request = json!({

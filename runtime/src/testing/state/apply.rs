@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 use super::*;
-use crate::fieldpath::managed::{ApplyError, FieldManager, SCALE_API_VERSION, ScaleHandler};
+use crate::fieldpath::managed::{
+    ApplyError, FieldManager, SCALE_API_VERSION, ScaleHandler, relabel,
+};
 use crate::fieldpath::schema::Schema;
 use crate::fieldpath::{Path, Set};
 use crate::schema::defaulting::{apply_defaults, drop_nulls};
@@ -37,6 +39,7 @@ impl State {
             let schemas = |v: &str| scale_schema(v);
             return f(&FieldManager {
                 schemas: &schemas,
+                convert: &relabel,
                 api_version: SCALE_API_VERSION,
                 kind: "Scale",
                 subresource,
@@ -45,9 +48,11 @@ impl State {
             });
         }
         let schemas = |v: &str| version_schema(e, v);
+        let convert = |object: &Value, to: &str| e.convert_for_field_manager(object, to);
         let api_version = e.api_version(&t.version);
         f(&FieldManager {
             schemas: &schemas,
+            convert: &convert,
             api_version: &api_version,
             kind: e.kind,
             subresource,

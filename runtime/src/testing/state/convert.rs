@@ -12,33 +12,74 @@
 use super::*;
 
 impl KindEntry {
-    /// `object`, at any version of this kind, at `version`. A conversion error is a 500, as
-    /// the apiserver answers a failing conversion webhook.
+    /// `object`, at any version of this kind, at `version`, as the apiserver serves it: one
+    /// conversion (a webhook call, or a relabelling for the `None` strategy), then the nulls
+    /// the schema does not allow dropped and unknown fields pruned. A conversion error is a
+    /// 500, as the apiserver answers a failing conversion webhook.
     pub fn convert(&self, object: &Value, version: &str) -> Result<Value, ApiError> {
         let desired = self.api_version(version);
         if object["apiVersion"].as_str() == Some(desired.as_str()) {
             return Ok(object.clone());
         }
         if !self.converted {
-            let mut relabelled = object.clone();
-            relabelled["apiVersion"] = json!(desired);
-            return Ok(relabelled);
+            return crate::fieldpath::managed::relabel(object, &desired)
+                .map_err(ApiError::internal);
         }
-        let mut converted = crate::convert::convert(object.clone(), &desired).map_err(|e| {
-            // `GroupVersionKind.String()` of the object sent, as the apiserver writes it.
-            let from = object["apiVersion"].as_str().unwrap_or("");
-            ApiError::internal(format!(
-                "conversion webhook for {from}, Kind={} failed: {e}",
-                self.kind
-            ))
-        })?;
-        restore_metadata(object, &mut converted);
-        converted["apiVersion"] = json!(desired);
-        converted["kind"] = json!(self.kind);
+        let mut converted = self
+            .call_webhook(object, &desired)
+            .map_err(ApiError::internal)?;
         if let Some(v) = self.versions.iter().find(|v| v.name == version) {
             drop_nulls(&v.schema, &mut converted);
             crate::testing::decode::prune(&v.schema, &mut converted);
         }
+        Ok(converted)
+    }
+
+    /// `object` at `api_version` as the apiserver's field manager converts it (its version
+    /// converter): to the storage version, then to `api_version`, each step a webhook call,
+    /// nothing pruned. The object may be partial.
+    pub fn convert_for_field_manager(
+        &self,
+        object: &Value,
+        api_version: &str,
+    ) -> Result<Value, String> {
+        let step = |object: &Value, to: &str| {
+            if object["apiVersion"].as_str() == Some(to) {
+                Ok(object.clone())
+            } else if self.converted {
+                self.call_webhook(object, to)
+            } else {
+                crate::fieldpath::managed::relabel(object, to)
+            }
+        };
+        let hub = step(object, &self.api_version(self.storage))?;
+        step(&hub, api_version)
+    }
+
+    /// One call of the kind's conversion webhook, as the apiserver makes it and checks its
+    /// answer (`webhook_converter.go`): an object with nothing but `apiVersion` and `kind` is
+    /// relabelled without a call; the converted object keeps the original's `metadata` but
+    /// for the labels and annotations the conversion set. The error is the apiserver's.
+    fn call_webhook(&self, object: &Value, desired: &str) -> Result<Value, String> {
+        let from = object["apiVersion"].as_str().unwrap_or("");
+        if object
+            .as_object()
+            .is_some_and(|o| o.len() == 2 && o.contains_key("apiVersion") && o.contains_key("kind"))
+        {
+            return crate::fieldpath::managed::relabel(object, desired);
+        }
+        let mut converted = crate::convert::convert(object.clone(), desired).map_err(|e| {
+            // The message kubegen's webhook answers with, after the apiserver's prefix, which
+            // prints the object's `GroupVersionKind`.
+            let cause = crate::convert::failure_message(0, desired, self.kind, from, &e.into());
+            format!(
+                "conversion webhook for {from}, Kind={} failed: {cause}",
+                self.kind
+            )
+        })?;
+        restore_metadata(object, &mut converted);
+        converted["apiVersion"] = json!(desired);
+        converted["kind"] = json!(self.kind);
         Ok(converted)
     }
 }
@@ -46,7 +87,10 @@ impl KindEntry {
 /// `metadata` as sent, but for the labels and annotations the conversion set (the
 /// apiserver's `restoreObjectMeta`).
 fn restore_metadata(original: &Value, converted: &mut Value) {
-    let mut metadata = original["metadata"].clone();
+    let mut metadata = match original.get("metadata") {
+        Some(m) => m.clone(),
+        None => json!({}),
+    };
     if let Value::Object(m) = &mut metadata {
         for key in ["labels", "annotations"] {
             match converted["metadata"]
