@@ -496,3 +496,330 @@ fn the_cache_webhook_binary_serves_and_explains_its_arguments() {
         "{err}"
     );
 }
+
+/// A write of [`apply_at_both_versions`], at `version`, by a field manager.
+enum Write {
+    Apply {
+        force: bool,
+        spec: serde_json::Value,
+    },
+    Merge(serde_json::Value),
+    JsonPatch(serde_json::Value),
+    /// A PUT of the object as read: a no-op.
+    ReplaceAsRead,
+}
+
+/// One step: the write, then `200` and the spec (as v1 shows it) and ownership it leaves —
+/// each manager as `manager Operation version: paths`, sorted — or the code and message.
+struct Step {
+    what: &'static str,
+    version: &'static str,
+    manager: &'static str,
+    write: Write,
+    answer: &'static str,
+    spec: serde_json::Value,
+    managers: &'static [&'static str],
+}
+
+impl Step {
+    async fn run(self, e: &TestEnv) {
+        let gvk = kube::core::GroupVersionKind::gvk("cache.example.com", self.version, "Cache");
+        let resource = kube::core::ApiResource::from_gvk_with_plural(&gvk, "caches");
+        let api = Api::<kube::core::DynamicObject>::namespaced_with(
+            e.client.clone(),
+            &e.namespace,
+            &resource,
+        );
+        let params = PatchParams {
+            field_manager: Some(self.manager.into()),
+            ..PatchParams::default()
+        };
+        let result = match self.write {
+            Write::Apply { force, spec } => {
+                let body = json!({"apiVersion": format!("cache.example.com/{}", self.version),
+                                  "kind": "Cache", "metadata": {"name": "ssa"}, "spec": spec});
+                let params = PatchParams {
+                    force,
+                    ..PatchParams::apply(self.manager)
+                };
+                api.patch("ssa", &params, &Patch::Apply(body)).await
+            }
+            Write::Merge(body) => api.patch("ssa", &params, &Patch::Merge(body)).await,
+            Write::JsonPatch(ops) => {
+                let ops = serde_json::from_value(ops).unwrap();
+                api.patch("ssa", &params, &Patch::Json::<()>(ops)).await
+            }
+            Write::ReplaceAsRead => {
+                let current = api.get("ssa").await.unwrap();
+                let params = PostParams {
+                    field_manager: Some(self.manager.into()),
+                    ..PostParams::default()
+                };
+                api.replace("ssa", &params, &current).await
+            }
+        };
+        let answer = match result {
+            Ok(_) => "200".to_owned(),
+            Err(kube::Error::Api(s)) => format!("{} {}", s.code, s.message),
+            Err(other) => panic!("{}: {other}", self.what),
+        };
+        assert_eq!(answer, self.answer, "{}", self.what);
+        if answer == "200" {
+            let (spec, managers) = ownership(e, "ssa").await;
+            assert_eq!(spec, self.spec, "{}", self.what);
+            assert_eq!(managers, self.managers, "{}", self.what);
+        }
+    }
+}
+
+/// The object's spec as v1 shows it, and its managers, sorted (entries are ordered by time in
+/// whole seconds, so steps within one second tie).
+async fn ownership(e: &TestEnv, name: &str) -> (serde_json::Value, Vec<String>) {
+    fn leaves(fields: &serde_json::Value, prefix: &str, out: &mut Vec<String>) {
+        let Some(fields) = fields.as_object().filter(|f| !f.is_empty()) else {
+            out.push(prefix.to_owned());
+            return;
+        };
+        for (key, value) in fields {
+            let name = key.trim_start_matches("f:");
+            leaves(value, &format!("{prefix}.{name}"), out);
+        }
+    }
+    let (_, new) = apis(e);
+    let object = new.get(name).await.unwrap();
+    let mut managers: Vec<String> = object
+        .metadata
+        .managed_fields
+        .unwrap_or_default()
+        .into_iter()
+        .map(|m| {
+            let mut paths = Vec::new();
+            leaves(
+                &m.fields_v1.map(|f| f.0).unwrap_or_default(),
+                "",
+                &mut paths,
+            );
+            let version = m.api_version.unwrap_or_default();
+            let version = version.trim_start_matches("cache.example.com/");
+            format!(
+                "{} {} {version}: {}",
+                m.manager.unwrap_or_default(),
+                m.operation.unwrap_or_default(),
+                paths.join(" ")
+            )
+        })
+        .collect();
+    managers.sort();
+    (serde_json::to_value(object.spec).unwrap(), managers)
+}
+
+/// Server-side apply by managers at both versions, through the conversion webhook: the
+/// apiserver's field manager converts whole and *partial* objects (pruned to some managers'
+/// fields) to each manager's version, and the generated conversions must take both. Every
+/// answer, spec and ownership below is what kube-apiserver v1.36.2 gives.
+#[kubegen::test]
+async fn apply_at_both_versions(e: TestEnv) {
+    serve_webhooks(&e).await;
+    let persistence = json!({"snapshotEvery": "2h", "volumeSize": "1Gi"});
+    let apply = |force, spec| Write::Apply { force, spec };
+    const HUB_PERSISTENCE: &str =
+        "hub Apply v1: .spec.memory .spec.persistence.snapshotEvery .spec.persistence.volumeSize";
+    let steps = [
+        Step {
+            what: "alpha applies at v1alpha1",
+            version: "v1alpha1",
+            manager: "alpha",
+            write: apply(
+                false,
+                json!({"engine": "redis:7.2", "memory": "512Mi", "replicas": 2}),
+            ),
+            answer: "200",
+            spec: json!({"engine": "redis", "version": "7.2", "memory": "512Mi", "replicas": 2}),
+            managers: &["alpha Apply v1alpha1: .spec.engine .spec.memory .spec.replicas"],
+        },
+        Step {
+            what: "hub applies at v1",
+            version: "v1",
+            manager: "hub",
+            write: apply(false, json!({"persistence": persistence})),
+            answer: "200",
+            spec: json!({"engine": "redis", "version": "7.2", "memory": "512Mi", "replicas": 2,
+                         "persistence": persistence}),
+            managers: &[
+                "alpha Apply v1alpha1: .spec.engine .spec.memory .spec.replicas",
+                "hub Apply v1: .spec.persistence.snapshotEvery .spec.persistence.volumeSize",
+            ],
+        },
+        // Ownership is compared at the owner's version: v1alpha1's `memory` is v1's.
+        Step {
+            what: "hub takes memory",
+            version: "v1",
+            manager: "hub",
+            write: apply(false, json!({"persistence": persistence, "memory": "1Gi"})),
+            answer: "409 Apply failed with 1 conflict: conflict with \"alpha\": .spec.memory",
+            spec: json!(null),
+            managers: &[],
+        },
+        Step {
+            what: "hub forces memory",
+            version: "v1",
+            manager: "hub",
+            write: apply(true, json!({"persistence": persistence, "memory": "1Gi"})),
+            answer: "200",
+            spec: json!({"engine": "redis", "version": "7.2", "memory": "1Gi", "replicas": 2,
+                         "persistence": persistence}),
+            managers: &[
+                "alpha Apply v1alpha1: .spec.engine .spec.replicas",
+                HUB_PERSISTENCE,
+            ],
+        },
+        // Dropping the required `memory` nobody else owns: pruning it converts the object
+        // without it (a partial object) to v1alpha1; the result lacks a required field, which
+        // the defaulting webhook (it decodes the object) is the first to see.
+        Step {
+            what: "hub drops memory",
+            version: "v1",
+            manager: "hub",
+            write: apply(true, json!({"persistence": persistence, "replicas": 5})),
+            answer: "422 admission webhook \"mutate-v1.caches.cache.example.com\" denied the \
+                     request: Cache.cache.example.com \"ssa\" is invalid: spec.memory: \
+                     Required value: the object does not decode as Cache",
+            spec: json!(null),
+            managers: &[],
+        },
+        Step {
+            what: "alpha drops replicas (the schema's default comes back)",
+            version: "v1alpha1",
+            manager: "alpha",
+            write: apply(false, json!({"engine": "redis:7.2"})),
+            answer: "200",
+            spec: json!({"engine": "redis", "version": "7.2", "memory": "1Gi", "replicas": 1,
+                         "persistence": persistence}),
+            managers: &["alpha Apply v1alpha1: .spec.engine", HUB_PERSISTENCE],
+        },
+        // A manager moving to the other version: its last fields are pruned at v1, where
+        // nobody else holds `memory`, so the partial object converted to v1alpha1 lacks it.
+        Step {
+            what: "hub moves to v1alpha1, dropping persistence",
+            version: "v1alpha1",
+            manager: "hub",
+            write: apply(false, json!({"memory": "1Gi"})),
+            answer: "200",
+            spec: json!({"engine": "redis", "version": "7.2", "memory": "1Gi", "replicas": 1}),
+            managers: &[
+                "alpha Apply v1alpha1: .spec.engine",
+                "hub Apply v1alpha1: .spec.memory",
+            ],
+        },
+        // Updates take what they change at every version: v1's `version` is part of
+        // v1alpha1's `engine`, so alpha loses it. Updates at v1alpha1 keep the v1 managers.
+        Step {
+            what: "hubpatcher merge-patches at v1",
+            version: "v1",
+            manager: "hubpatcher",
+            write: Write::Merge(json!({"spec": {"version": "7.4"}})),
+            answer: "200",
+            spec: json!({"engine": "redis", "version": "7.4", "memory": "1Gi", "replicas": 1}),
+            managers: &[
+                "hub Apply v1alpha1: .spec.memory",
+                "hubpatcher Update v1: .spec.version",
+            ],
+        },
+        Step {
+            what: "patcher merge-patches at v1alpha1",
+            version: "v1alpha1",
+            manager: "patcher",
+            write: Write::Merge(json!({"spec": {"replicas": 4}})),
+            answer: "200",
+            spec: json!({"engine": "redis", "version": "7.4", "memory": "1Gi", "replicas": 4}),
+            managers: &[
+                "hub Apply v1alpha1: .spec.memory",
+                "hubpatcher Update v1: .spec.version",
+                "patcher Update v1alpha1: .spec.replicas",
+            ],
+        },
+        Step {
+            what: "jsonpatcher at v1alpha1",
+            version: "v1alpha1",
+            manager: "jsonpatcher",
+            write: Write::JsonPatch(
+                json!([{"op": "replace", "path": "/spec/memory", "value": "2Gi"}]),
+            ),
+            answer: "200",
+            spec: json!({"engine": "redis", "version": "7.4", "memory": "2Gi", "replicas": 4}),
+            managers: &[
+                "hubpatcher Update v1: .spec.version",
+                "jsonpatcher Update v1alpha1: .spec.memory",
+                "patcher Update v1alpha1: .spec.replicas",
+            ],
+        },
+        Step {
+            what: "replacer writes the object as read at v1alpha1 (a no-op)",
+            version: "v1alpha1",
+            manager: "replacer",
+            write: Write::ReplaceAsRead,
+            answer: "200",
+            spec: json!({"engine": "redis", "version": "7.4", "memory": "2Gi", "replicas": 4}),
+            managers: &[
+                "hubpatcher Update v1: .spec.version",
+                "jsonpatcher Update v1alpha1: .spec.memory",
+                "patcher Update v1alpha1: .spec.replicas",
+            ],
+        },
+        Step {
+            what: "alpha takes engine and memory back",
+            version: "v1alpha1",
+            manager: "alpha",
+            write: apply(false, json!({"engine": "redis:7.2", "memory": "3Gi"})),
+            // Conflicts name each owner's version.
+            answer: "409 Apply failed with 2 conflicts: \
+                     conflicts with \"hubpatcher\" using cache.example.com/v1:\n- .spec.version\n\
+                     conflicts with \"jsonpatcher\" using cache.example.com/v1alpha1:\n- .spec.memory",
+            spec: json!(null),
+            managers: &[],
+        },
+        Step {
+            what: "alpha forces engine and memory back",
+            version: "v1alpha1",
+            manager: "alpha",
+            write: apply(true, json!({"engine": "redis:7.2", "memory": "3Gi"})),
+            answer: "200",
+            spec: json!({"engine": "redis", "version": "7.2", "memory": "3Gi", "replicas": 4}),
+            managers: &[
+                "alpha Apply v1alpha1: .spec.engine .spec.memory",
+                "patcher Update v1alpha1: .spec.replicas",
+            ],
+        },
+    ];
+    for step in steps {
+        step.run(&e).await;
+    }
+}
+
+/// A conversion that fails answers with the apiserver's words for a failing conversion
+/// webhook around kubegen's webhook's own message, on both servers.
+#[kubegen::test]
+async fn a_failing_conversion_reads_the_same_on_both_servers(e: TestEnv) {
+    serve_webhooks(&e).await;
+    let (old, _) = apis(&e);
+    // The mutating webhook is registered at v1, so the create is converted before the
+    // schema's pattern could refuse the engine; admission wraps the error twice.
+    let s = status(
+        old.create(&PostParams::default(), &old_cache("f", "redis", "512Mi"))
+            .await,
+    );
+    let conversion = "conversion webhook for cache.example.com/v1alpha1, Kind=Cache failed: \
+         converting object 0 to cache.example.com/v1: Cache cache.example.com/v1alpha1: \
+         spec.engine: \"redis\" is not engine:version";
+    assert_eq!((s.code, s.reason.as_str()), (500, "InternalError"));
+    assert_eq!(
+        s.message,
+        format!("Internal error occurred: Internal error occurred: {conversion}")
+    );
+    let causes = s.details.map(|d| d.causes).unwrap_or_default();
+    assert_eq!(causes.len(), 1);
+    assert_eq!(
+        causes[0].message,
+        format!("Internal error occurred: {conversion}")
+    );
+}

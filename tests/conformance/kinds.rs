@@ -285,3 +285,59 @@ pub struct SelectableSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
 }
+
+/// A kind with two versions and the `None` conversion strategy (the same JSON under either
+/// apiVersion): `v2` adds `extra`, which `v1` (the storage version) does not declare.
+/// Ownership across versions: each manager's fields are tracked at its own version.
+pub mod versioned {
+    use super::*;
+
+    /// A keyed list item, the same in both versions.
+    #[derive(ApiType, Clone, Debug, Serialize, Deserialize)]
+    pub struct Port {
+        pub name: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub port: Option<i32>,
+    }
+
+    pub mod v1 {
+        use super::*;
+
+        /// `Versioned` at `v1`, the storage version.
+        #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+        #[resource(group = "conformance.kubegen.dev", version = "v1", kind = "Versioned")]
+        pub struct VersionedSpec {
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub size: Option<i64>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub color: Option<String>,
+            #[schema(list_type = "map", list_map_keys = ["name"])]
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            pub ports: Vec<Port>,
+        }
+    }
+
+    pub mod v2 {
+        use super::*;
+
+        /// `Versioned` at `v2`: `v1`'s fields and `extra`.
+        #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+        #[resource(
+            group = "conformance.kubegen.dev",
+            version = "v2",
+            kind = "Versioned",
+            storage = false
+        )]
+        pub struct VersionedSpec {
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub size: Option<i64>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub color: Option<String>,
+            #[schema(list_type = "map", list_map_keys = ["name"])]
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            pub ports: Vec<Port>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub extra: Option<String>,
+        }
+    }
+}

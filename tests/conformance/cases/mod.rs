@@ -11,6 +11,7 @@ mod reads;
 mod scalars;
 mod selectors;
 mod unions;
+mod versions;
 mod writes;
 
 use serde_json::{Value, json};
@@ -75,6 +76,7 @@ pub fn all() -> Vec<Case> {
         cel_probes::cases(),
         cel_updates::cases(),
         builtins::cases(),
+        versions::cases(),
     ]
     .concat()
 }
