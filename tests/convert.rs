@@ -260,3 +260,51 @@ fn a_manual_conversion_failing_on_a_partial_object_says_so() {
         "spec.size: \"lots\" is not a size such as \"10Gi\" (converting a partial object, whose absent fields read as their defaults)"
     );
 }
+
+/// On random objects with random fields taken away (as pruning takes away a manager's
+/// fields), every field converted by name is in the result exactly when it was given, with
+/// the value the whole object's conversion gives it, both ways.
+#[test]
+fn partial_objects_keep_exactly_what_they_were_given_on_random_values() {
+    let mut rng = ChaCha8Rng::seed_from_u64(20);
+    let by_name = ["engine", "version", "tuning", "users"];
+    for _ in 0..500 {
+        let hub = serde_json::to_value(random_hub(&mut rng)).unwrap();
+        let whole = kubegen::convert::convert(hub.clone(), "convert.example.com/v1alpha1").unwrap();
+        let mut partial = hub.clone();
+        for field in ["engine", "version", "storage", "tuning", "users", "backup"] {
+            if rng.random_bool(0.5)
+                && let Some(spec) = partial["spec"].as_object_mut()
+            {
+                spec.remove(field);
+            }
+        }
+        if rng.random_bool(0.3) {
+            partial.as_object_mut().unwrap().remove("metadata");
+        }
+        let converted =
+            kubegen::convert::convert(partial.clone(), "convert.example.com/v1alpha1").unwrap();
+        assert!(converted["metadata"].is_object(), "{converted}");
+        for field in by_name {
+            let given = partial["spec"].get(field);
+            let got = converted["spec"].get(field);
+            assert_eq!(
+                got.is_some(),
+                given.is_some(),
+                "{field} of {partial} → {converted}"
+            );
+            if got.is_some() {
+                assert_eq!(got, whole["spec"].get(field), "{field} of {partial}");
+            }
+        }
+        // And back to the hub: what the spoke holds, nothing more of what it was given.
+        let back = kubegen::convert::convert(converted.clone(), "convert.example.com/v1").unwrap();
+        for field in by_name {
+            assert_eq!(
+                back["spec"].get(field),
+                partial["spec"].get(field),
+                "{field} of {partial}"
+            );
+        }
+    }
+}
