@@ -191,7 +191,10 @@ mod tests {
     #[test]
     fn find_and_find_iter_report_go_s_matches() {
         let re = Regexp::new("a*").unwrap_or_else(|e| panic!("{e}"));
-        let spans: Vec<_> = re.find_iter("baaab").map(|m| (m.start(), m.end())).collect();
+        let spans: Vec<_> = re
+            .find_iter("baaab")
+            .map(|m| (m.start(), m.end()))
+            .collect();
         // The empty match at 4, right after `aaa`, is skipped as in Go.
         assert_eq!(spans, [(0, 0), (1, 4), (5, 5)]);
         let re = Regexp::new(r"\d+").unwrap_or_else(|e| panic!("{e}"));
@@ -206,8 +209,7 @@ mod tests {
         let re = Regexp::new(&p).unwrap_or_else(|e| panic!("{e}"));
         assert!(re.is_match("a"));
         assert_eq!(
-            check(&format!("{}{}", "(?:a|b".repeat(700), ")".repeat(700)))
-                .map_err(|e| e.code()),
+            check(&format!("{}{}", "(?:a|b".repeat(700), ")".repeat(700))).map_err(|e| e.code()),
             Err(ErrorCode::NestingDepth)
         );
     }
@@ -217,6 +219,10 @@ mod tests {
         let re = Regexp::new(r"(?i)k\b").unwrap_or_else(|e| panic!("{e}"));
         let props = re.hir().properties();
         assert_eq!(props.minimum_len(), Some(1));
-        assert!(props.look_set().contains(regex_syntax::hir::Look::WordAscii));
+        assert!(
+            props
+                .look_set()
+                .contains(regex_syntax::hir::Look::WordAscii)
+        );
     }
 }
