@@ -19,6 +19,8 @@ mod cel_kinds;
 mod cel_rule_kinds;
 #[path = "conformance/kinds.rs"]
 mod kinds;
+#[path = "conformance/pattern_kinds.rs"]
+mod pattern_kinds;
 #[path = "conformance/runner.rs"]
 mod runner;
 #[path = "conformance/script.rs"]

@@ -251,6 +251,10 @@ fn a_bad_registry_fails_crdgen_with_the_kind_and_problem() {
         message.contains("\nthings.things.example.com: version v1 is defined by both"),
         "{message}"
     );
+    assert!(
+        message.contains("\nAccount v1: the schema breaks the apiserver's rules:\n  - .spec.alias: pattern: Invalid value: \"^(?=[a-z])[a-z0-9]+$\": must be a valid regular expression"),
+        "{message}"
+    );
 }
 
 #[derive(ApiType, Clone, Debug, Serialize, Deserialize)]
@@ -286,6 +290,49 @@ fn crd_refuses_a_schema_the_apiserver_would_reject() {
             // kube-apiserver v1.36.2 words an invalid default this way (after the path).
             ".spec.count: default is invalid: Invalid value: -1:  in body should be greater than or equal to 0",
             ".spec.name: `min_items` cannot apply to a node of type string",
+        ]
+    );
+}
+
+/// A handle whose schema is written by hand, not by the derive: its pattern has a look-ahead,
+/// which Go's regexp (and so the apiserver) refuses.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Handle(String);
+
+impl JsonSchema for Handle {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Handle".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "pattern": "^(?=[a-z])[a-z0-9]+$"})
+    }
+}
+
+/// Patterns the derive never sees: a foreign type's schema, and `#[schema(with)]`.
+#[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+#[resource(group = "patterns.example.com", version = "v1", kind = "Account")]
+pub struct AccountSpec {
+    #[apply(whole)]
+    pub handle: Handle,
+    #[schema(with = Handle)]
+    pub alias: String,
+}
+
+#[test]
+fn crd_refuses_a_pattern_go_cannot_parse_in_the_apiserver_s_words() {
+    let err = Account::crd().unwrap_err();
+    let CrdError::Structural { violations, .. } = &err else {
+        panic!("{err}")
+    };
+    let found: Vec<String> = violations.iter().map(ToString::to_string).collect();
+    // kube-apiserver v1.36.2 refuses such a CRD with this message (after the field path).
+    let refused = "pattern: Invalid value: \"^(?=[a-z])[a-z0-9]+$\": must be a valid regular expression, but isn't: error parsing regexp: invalid or unsupported Perl syntax: `(?=`";
+    assert_eq!(
+        found,
+        [
+            format!(".spec.alias: {refused}"),
+            format!(".spec.handle: {refused}")
         ]
     );
 }

@@ -21,6 +21,17 @@ pub struct PartSpec {
     pub copies: Option<i32>,
 }
 
+/// A kind whose patterns Go's RE2 and Rust's `regex` read differently: `\w` is ASCII (but
+/// `(?i)` folds in the Kelvin sign and the long s), and `\<` is a `<`.
+#[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+#[resource(group = "validate.kubegen.dev", version = "v1", kind = "Label")]
+pub struct LabelSpec {
+    #[validate(pattern = r"^(?i)\w+$")]
+    pub name: String,
+    #[validate(pattern = r"^\<[a-z]+\>$")]
+    pub tag: String,
+}
+
 /// A kind with CEL rules: one comparing two fields, a transition rule, a message expression.
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
 #[resource(group = "validate.kubegen.dev", version = "v1", kind = "Quota")]
@@ -219,6 +230,34 @@ async fn local_verdicts_match_the_servers(e: TestEnv) {
                 &object,
             )
             .await;
+        compare(name, local, served.map(|_| ()));
+    }
+}
+
+// Pattern verdicts, local and served, are Go's.
+#[kubegen::test]
+async fn local_pattern_verdicts_match_the_servers(e: TestEnv) {
+    let labels = e.client.labels(&e.namespace);
+    let dry_run = PostParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    for (name, word, tag, valid) in [
+        ("ascii", "abc_1", "<a>", true),
+        ("kelvin sign and long s", "\u{212a}\u{17f}", "<a>", true),
+        ("non-ascii letter", "héllo", "<a>", false),
+        ("no angle brackets", "abc", "a", false),
+    ] {
+        let object = Label::new(
+            &name.replace(' ', "-"),
+            LabelSpec {
+                name: word.into(),
+                tag: tag.into(),
+            },
+        );
+        let local = object.validate();
+        assert_eq!(local.is_ok(), valid, "{name}: {local:?}");
+        let served = labels.create_with(&dry_run, &object).await;
         compare(name, local, served.map(|_| ()));
     }
 }

@@ -430,6 +430,25 @@ fn literal_string(e: &IdedExpr) -> Option<&str> {
     }
 }
 
+/// A constant pattern of `matches`, `find` or `findAll` that Go cannot parse: the apiserver
+/// compiles these when it compiles the rule, and refuses the CRD.
+fn constant_pattern(call: &cel::common::ast::CallExpr) -> Option<String> {
+    let pattern = match (call.func_name.as_str(), &call.target) {
+        ("matches" | "find" | "findAll", Some(_)) => call.args.first(),
+        ("matches", None) => call.args.get(1),
+        _ => None,
+    }?;
+    let why = super::pattern::refused(literal_string(pattern)?)?;
+    Some(match call.func_name.as_str() {
+        "matches" => format!(
+            "the apiserver refuses this `matches` pattern (\"invalid matches argument\"): {why}"
+        ),
+        function => format!(
+            "the apiserver refuses this `{function}` pattern (\"program instantiation failed\"): {why}"
+        ),
+    })
+}
+
 /// One walk over one expression: the problems found and the facts left for constants.
 pub struct Walk<'v, 'a> {
     self_view: &'v View<'a>,
@@ -643,6 +662,9 @@ impl<'v, 'a> Walk<'v, 'a> {
     }
 
     fn call(&mut self, e: &IdedExpr, call: &cel::common::ast::CallExpr) -> View<'a> {
+        if let Some(problem) = constant_pattern(call) {
+            self.problems.push(problem);
+        }
         let args = &call.args;
         match (call.func_name.as_str(), &call.target, args.as_slice()) {
             ("_?._", None, [operand_expr, field]) => {

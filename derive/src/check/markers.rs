@@ -189,17 +189,10 @@ fn marker_value(marker: &Marker, errors: &mut Accumulator) {
     let span = marker.span;
     match &marker.kind {
         MarkerKind::Pattern(p) => {
-            if let Err(e) = regex::Regex::new(p) {
-                let first = e
-                    .to_string()
-                    .lines()
-                    .last()
-                    .unwrap_or("invalid")
-                    .trim()
-                    .to_owned();
+            if let Some(why) = super::pattern::refused(p) {
                 errors.push(error_at(
                     span,
-                    format!("`pattern` is not a valid regular expression: {first}"),
+                    format!("`pattern` is not a regular expression the apiserver accepts: {why}"),
                 ));
             }
         }

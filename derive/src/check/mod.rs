@@ -19,6 +19,7 @@ mod cel;
 mod convert;
 mod enums;
 mod markers;
+mod pattern;
 mod resource;
 mod rules;
 

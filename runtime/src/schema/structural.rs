@@ -229,6 +229,7 @@ impl Checker {
         self.lists(node, path);
         self.maps(node, path);
         self.rules(node, path);
+        self.pattern(node, path);
         if in_junctor {
             for key in FORBIDDEN_IN_JUNCTORS {
                 if node.contains_key(*key) {
@@ -457,6 +458,19 @@ impl Checker {
         }
     }
 
+    /// `pattern`: the apiserver compiles it with Go's `regexp.Compile` and refuses the CRD,
+    /// in its words, when Go cannot parse it.
+    fn pattern(&mut self, node: &Map<String, Value>, path: &str) {
+        if let Some(Value::String(pattern)) = node.get("pattern")
+            && !pattern.is_empty()
+            && let Err(e) = kubegen_go::regexp::check(pattern)
+        {
+            let detail = format!("must be a valid regular expression, but isn't: {e}");
+            let e = FieldError::invalid("pattern", BadValue::str(pattern.clone()), detail);
+            self.push(path, e.to_string());
+        }
+    }
+
     fn rules(&mut self, node: &Map<String, Value>, path: &str) {
         let Some(rules) = node.get("x-kubernetes-validations") else {
             return;
@@ -548,6 +562,27 @@ mod tests {
 
     fn rules(schema: Value) -> Vec<String> {
         check(&schema).into_iter().map(|v| v.to_string()).collect()
+    }
+
+    #[test]
+    fn a_pattern_go_cannot_parse_is_refused_in_the_apiserver_s_words() {
+        let schema = spec(json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "string", "pattern": "(?x)a b"},
+                "b": {"type": "string", "pattern": "[a&&b]"},
+                "c": {"type": "string", "pattern": ""},
+            },
+            "anyOf": [{"properties": {"a": {"pattern": "a{2}{3}"}}}],
+        }));
+        assert_eq!(
+            rules(schema),
+            [
+                // kube-apiserver v1.36.2's message, after the path.
+                ".spec.f.a: pattern: Invalid value: \"(?x)a b\": must be a valid regular expression, but isn't: error parsing regexp: invalid or unsupported Perl syntax: `(?x`",
+                ".spec.f.a: pattern: Invalid value: \"a{2}{3}\": must be a valid regular expression, but isn't: error parsing regexp: invalid nested repetition operator: `{2}{3}`",
+            ]
+        );
     }
 
     #[test]

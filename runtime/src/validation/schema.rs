@@ -3,6 +3,7 @@
 //! schema (int-or-string becomes the types `integer,string`; formats the apiserver does not
 //! validate are stripped; patterns are compiled once).
 
+use kubegen_go::regexp::Regexp;
 use serde_json::{Map, Value};
 
 use super::cel::Rule;
@@ -57,50 +58,20 @@ pub(super) enum Additional {
     Schema(Box<Schema>),
 }
 
-/// A `pattern`, compiled with Go's regexp semantics where they differ from Rust's.
+/// A `pattern`, compiled as Go's `regexp.Compile` compiles it (or Go's error for it).
 #[derive(Debug)]
 pub(super) struct Pattern {
     pub(super) source: String,
-    pub(super) regex: Result<regex::Regex, String>,
+    pub(super) regex: Result<Regexp, kubegen_go::regexp::Error>,
 }
 
 impl Pattern {
     fn new(source: &str) -> Self {
         Pattern {
             source: source.to_owned(),
-            regex: regex::Regex::new(&go_regex(source)).map_err(|e| e.to_string()),
+            regex: Regexp::new(source),
         }
     }
-}
-
-/// Rewrites Go's ASCII-only Perl classes (`\d`, `\w`, `\s` and their negations) into
-/// explicit ASCII classes and its word boundaries (`\b`, `\B`) into ASCII ones: Rust's are
-/// Unicode-aware, Go's are not.
-pub(super) fn go_regex(pattern: &str) -> String {
-    let mut out = String::with_capacity(pattern.len());
-    let mut chars = pattern.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('d') => out.push_str("[0-9]"),
-            Some('D') => out.push_str("[^0-9]"),
-            Some('w') => out.push_str("[0-9A-Za-z_]"),
-            Some('W') => out.push_str("[^0-9A-Za-z_]"),
-            Some('s') => out.push_str("[\\t\\n\\f\\r ]"),
-            Some('S') => out.push_str("[^\\t\\n\\f\\r ]"),
-            Some('b') => out.push_str("(?-u:\\b)"),
-            Some('B') => out.push_str("(?-u:\\B)"),
-            Some(other) => {
-                out.push('\\');
-                out.push(other);
-            }
-            None => out.push('\\'),
-        }
-    }
-    out
 }
 
 fn flag(node: &Map<String, Value>, key: &str) -> bool {
@@ -247,19 +218,22 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn perl_classes_are_ascii_as_in_go() {
+    fn patterns_are_go_s() {
         let p = Pattern::new(r"^\d+\s\w$");
-        let re = p
-            .regex
-            .as_ref()
-            .map_err(Clone::clone)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let re = p.regex.as_ref().unwrap_or_else(|e| panic!("{e}"));
         assert!(re.is_match("12 a"));
         assert!(
             !re.is_match("١٢ a"),
             "Arabic-Indic digits are not \\d in Go"
         );
-        assert_eq!(go_regex(r"[\d.]\\d"), r"[[0-9].]\\d");
+        let refused = Pattern::new("(?x)a b")
+            .regex
+            .map(drop)
+            .map_err(|e| e.to_string());
+        assert_eq!(
+            refused,
+            Err("error parsing regexp: invalid or unsupported Perl syntax: `(?x`".into())
+        );
     }
 
     #[test]

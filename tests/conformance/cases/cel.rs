@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use super::{GROUP, object};
+use super::GROUP;
 use crate::script::{Case, Res};
 
 pub const fn res(plural: &'static str) -> Res {
@@ -26,12 +26,7 @@ pub const CEL_RULES: Res = res("celrules");
 
 /// A case creating one object per spec (`o0`, `o1`, ...), each followed by its GET.
 pub fn creates(case: &str, r: Res, kind: &str, specs: Vec<Value>) -> Case {
-    specs
-        .into_iter()
-        .enumerate()
-        .fold(Case::new(format!("cel: {case}")), |c, (i, spec)| {
-            c.create(r, kind, object(&format!("o{i}"), spec))
-        })
+    super::creates(&format!("cel: {case}"), r, kind, specs)
 }
 
 /// Cases of one field: each row is the field's values, one object each.

@@ -7,6 +7,7 @@ mod cel_probes;
 mod cel_updates;
 mod collections;
 mod ownership;
+mod patterns;
 mod reads;
 mod scalars;
 mod selectors;
@@ -61,6 +62,16 @@ pub fn scalar(case: &str, spec: Value) -> Case {
     Case::new(case).create(SCALARS, "Scalar", object("s", spec))
 }
 
+/// A case named `name` creating one object per spec (`o0`, `o1`, ...), each followed by its GET.
+pub fn creates(name: &str, r: Res, kind: &str, specs: Vec<Value>) -> Case {
+    specs
+        .into_iter()
+        .enumerate()
+        .fold(Case::new(name), |c, (i, spec)| {
+            c.create(r, kind, object(&format!("o{i}"), spec))
+        })
+}
+
 /// Every case, in a stable order.
 pub fn all() -> Vec<Case> {
     [
@@ -77,6 +88,7 @@ pub fn all() -> Vec<Case> {
         cel_updates::cases(),
         builtins::cases(),
         versions::cases(),
+        patterns::cases(),
     ]
     .concat()
 }

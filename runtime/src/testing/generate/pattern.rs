@@ -1,13 +1,16 @@
-//! Strings that match a schema's `pattern` as the apiserver reads it: Go's RE2 syntax, where
-//! `\d`, `\w`, `\s` and `\b` are ASCII-only and a pattern is searched for, not anchored.
+//! Strings that match a schema's `pattern` as the apiserver reads it: Go's regexp (kubegen-go's
+//! port), where `\d`, `\w`, `\s` and `\b` are ASCII-only, classes and case folding follow
+//! Go's Unicode tables, and a pattern is searched for, not anchored. Candidates are drawn from
+//! the pattern's own `Hir`, so they are Go's matches, not Rust's.
 
+use kubegen_go::regexp::Regexp;
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
-use regex_syntax::hir::{Capture, Hir, HirKind, Look, Repetition};
+use regex_syntax::hir::{Capture, Hir, HirKind, Look, Repetition, Visitor, visit};
 
 /// A compiled `pattern`: a matcher with Go's semantics, and generators for its matches.
 pub(super) struct Pattern {
-    matcher: regex::Regex,
+    matcher: Regexp,
     /// Generators with increasing bounds on unbounded repetitions (`*`, `+`, `{n,}`).
     generators: Vec<rand_regex::Regex>,
     anchored_start: bool,
@@ -18,19 +21,23 @@ pub(super) struct Pattern {
 /// `minLength`s that need them.
 const MAX_REPEATS: [u32; 3] = [4, 16, 128];
 
+/// How deeply a pattern may nest for the generator, which (as the `Hir` it walks) recurses.
+const MAX_DEPTH: usize = 64;
+
 impl Pattern {
-    /// Compiles `pattern` (Go RE2 syntax).
+    /// Compiles `pattern` (Go's syntax).
     pub(super) fn compile(pattern: &str) -> Result<Self, String> {
-        let translated = go_semantics(pattern);
-        let matcher = regex::Regex::new(&translated)
+        let matcher = Regexp::new(pattern)
             .map_err(|e| format!("pattern {pattern:?} does not compile: {e}"))?;
-        let hir = regex_syntax::ParserBuilder::new()
-            .build()
-            .parse(&translated)
-            .map_err(|e| format!("pattern {pattern:?} does not parse: {e}"))?;
+        let hir = matcher.hir();
+        if depth(hir) > MAX_DEPTH {
+            return Err(format!(
+                "pattern {pattern:?} nests more than {MAX_DEPTH} deep; the generator cannot draw from it"
+            ));
+        }
         let anchored_start = hir.properties().look_set_prefix().contains(Look::Start);
         let anchored_end = hir.properties().look_set_suffix().contains(Look::End);
-        let stripped = without_look_around(&hir);
+        let stripped = without_look_around(hir);
         let generators = MAX_REPEATS
             .iter()
             .map(|&max| rand_regex::Regex::with_hir(stripped.clone(), max))
@@ -71,71 +78,33 @@ impl Pattern {
     }
 }
 
-/// The pattern rewritten for Rust's `regex` with the meaning Go gives it: Perl classes and
-/// word boundaries are ASCII in RE2 but Unicode in Rust.
-pub(super) fn go_semantics(pattern: &str) -> String {
-    let mut out = String::with_capacity(pattern.len() + 16);
-    let mut chars = pattern.chars().peekable();
-    let mut in_class = false;
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                let Some(next) = chars.next() else {
-                    out.push('\\');
-                    break;
-                };
-                let replacement = match (next, in_class) {
-                    ('d', false) => "[0-9]",
-                    ('d', true) => "0-9",
-                    ('D', _) => "[^0-9]",
-                    ('w', false) => "[0-9A-Za-z_]",
-                    ('w', true) => "0-9A-Za-z_",
-                    ('W', _) => "[^0-9A-Za-z_]",
-                    ('s', false) => r"[\t\n\f\r ]",
-                    ('s', true) => r"\t\n\f\r ",
-                    ('S', _) => r"[^\t\n\f\r ]",
-                    ('b', false) => r"(?-u:\b)",
-                    ('B', false) => r"(?-u:\B)",
-                    _ => {
-                        out.push('\\');
-                        out.push(next);
-                        continue;
-                    }
-                };
-                out.push_str(replacement);
-            }
-            '[' if !in_class => {
-                in_class = true;
-                out.push('[');
-                if chars.peek() == Some(&'^') {
-                    out.push('^');
-                    chars.next();
-                }
-                // A `]` right after `[` or `[^` is a literal in both dialects.
-                if chars.peek() == Some(&']') {
-                    out.push(']');
-                    chars.next();
-                }
-            }
-            '[' if in_class && chars.peek() == Some(&':') => {
-                // A POSIX class such as `[:alpha:]`, ASCII in both dialects.
-                out.push('[');
-                for c in chars.by_ref() {
-                    out.push(c);
-                    if c == ']' {
-                        break;
-                    }
-                }
-            }
-            '[' => out.push_str(r"\["),
-            ']' if in_class => {
-                in_class = false;
-                out.push(']');
-            }
-            _ => out.push(c),
+/// How deeply `hir` nests (found without recursing).
+fn depth(hir: &Hir) -> usize {
+    #[derive(Default)]
+    struct Depth {
+        now: usize,
+        max: usize,
+    }
+    impl Visitor for Depth {
+        type Output = usize;
+        type Err = std::convert::Infallible;
+        fn finish(self) -> Result<usize, Self::Err> {
+            Ok(self.max)
+        }
+        fn visit_pre(&mut self, _: &Hir) -> Result<(), Self::Err> {
+            self.now += 1;
+            self.max = self.max.max(self.now);
+            Ok(())
+        }
+        fn visit_post(&mut self, _: &Hir) -> Result<(), Self::Err> {
+            self.now -= 1;
+            Ok(())
         }
     }
-    out
+    match visit(hir, Depth::default()) {
+        Ok(depth) => depth,
+        Err(never) => match never {},
+    }
 }
 
 /// `hir` with every look-around assertion (anchors, word boundaries) replaced by the empty
@@ -178,6 +147,28 @@ mod tests {
         let not_word = Pattern::compile(r"^[\W]$").unwrap();
         assert!(not_word.is_match("é"), "é is not an ASCII word character");
         assert!(Pattern::compile(r"^[^\s]+$").unwrap().is_match("a\u{a0}b"));
+    }
+
+    #[test]
+    fn candidates_are_go_s_matches() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        // `\<` is `<` in Go (a word start in Rust), `[[:word:]]` ASCII, `(?i)k` takes in the
+        // Kelvin sign, and `\w` is ASCII even under `(?i)` but for ſ and the Kelvin sign.
+        for pattern in [
+            r"^\<\w+\>$",
+            r"^[[:word:]]{3}$",
+            r"^(?i)k+$",
+            r"^(?i)\w+$",
+            r"^\pL\d$",
+        ] {
+            let p = Pattern::compile(pattern).unwrap_or_else(|e| panic!("{e}"));
+            for _ in 0..100 {
+                let s = p.candidate(&mut rng, 0, "#");
+                assert!(p.is_match(&s), "{pattern}: {s:?}");
+            }
+        }
+        assert!(Pattern::compile("(?x) a").is_err());
+        assert!(Pattern::compile(&format!("{}{}", "(?:a|b".repeat(100), ")".repeat(100))).is_err());
     }
 
     #[test]

@@ -163,7 +163,7 @@ fn pattern(
     function: &str,
     prefix: &str,
     pattern: &str,
-) -> Result<Arc<::regex::Regex>, ExecutionError> {
+) -> Result<Arc<kubegen_go::regexp::Regexp>, ExecutionError> {
     regex::compile(pattern).map_err(|e| fail(function, format!("{prefix}{e}")))
 }
 
@@ -173,6 +173,7 @@ fn matches(This(this): This<Arc<String>>, re: Arc<String>) -> ResolveResult {
 
 fn find(This(this): This<Arc<String>>, re: Arc<String>) -> ResolveResult {
     let re = pattern("find", "Illegal regex: ", &re)?;
+    // Go's FindString: "" when nothing matches.
     Ok(string(re.find(&this).map_or("", |m| m.as_str())))
 }
 

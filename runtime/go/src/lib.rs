@@ -1,0 +1,19 @@
+//! Go's behaviour, where Kubernetes shows it to users, for Rust.
+//!
+//! The apiserver is a Go program: a CRD's `pattern` and CEL's `matches`, `find` and `findAll`
+//! are Go regular expressions, read and run by Go's standard library. kubegen checks patterns
+//! when a type is compiled (the derive), when a CRD is built, and when an object is validated
+//! locally or by the in-memory apiserver; all of them must agree with the real one. This crate
+//! holds what both the derive (a proc-macro, which cannot depend on the runtime) and the
+//! runtime need for that:
+//!
+//! - [`regexp`]: Go's `regexp` package — the syntax of `regexp/syntax` (RE2's, as
+//!   `regexp.Compile` parses it), its error messages word for word, and its matching, with the
+//!   Unicode tables of Go's `unicode` package.
+//!
+//! It is a port of behaviour, not of code: the rules come from reading Go's source, and a
+//! corpus recorded from the Go toolchain (`testdata/`) checks every answer.
+
+#![warn(missing_docs, unreachable_pub)]
+
+pub mod regexp;
