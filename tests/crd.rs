@@ -5,6 +5,11 @@ use kubegen::prelude::*;
 use kubegen::{CrdError, crd};
 use serde_json::json;
 
+#[path = "support/crd_recording.rs"]
+mod crd_recording;
+#[path = "crd/refusals.rs"]
+mod refusals;
+
 /// Every key at once.
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
 #[resource(

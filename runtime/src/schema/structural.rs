@@ -385,7 +385,10 @@ impl Checker {
             let atomic = items.is_some_and(|i| {
                 i.get("x-kubernetes-map-type") == Some(&Value::String("atomic".into()))
             });
-            if !items.is_some_and(is_scalar_type) && !atomic {
+            // Lists inside a set must be atomic too; `crd::validate` words that as the apiserver.
+            let object =
+                items.is_some_and(|i| i.get("type") == Some(&Value::String("object".into())));
+            if object && !atomic {
                 self.push(
                     path,
                     "x-kubernetes-list-type: set needs scalar items (or atomic objects)",
