@@ -230,15 +230,27 @@ impl Checker {
         self.maps(node, path);
         self.rules(node, path);
         if in_junctor {
+            // The apiserver reads a key with its zero value (`false`, `""`, `[]`, `null`) as
+            // absent.
+            let set = |v: &Value| match v {
+                Value::Null => false,
+                Value::Bool(b) => *b,
+                Value::String(s) => !s.is_empty(),
+                Value::Array(a) => !a.is_empty(),
+                _ => true,
+            };
             for key in FORBIDDEN_IN_JUNCTORS {
-                if node.contains_key(*key) {
+                if node.get(*key).is_some_and(set) {
                     self.push(
                         path,
                         format!("`{key}` is not allowed inside allOf/anyOf/oneOf/not"),
                     );
                 }
             }
-            for key in node.keys().filter(|k| k.starts_with("x-kubernetes-")) {
+            let extensions = node
+                .iter()
+                .filter(|(k, v)| k.starts_with("x-kubernetes-") && set(v));
+            for (key, _) in extensions {
                 self.push(
                     path,
                     format!("`{key}` is not allowed inside allOf/anyOf/oneOf/not"),
@@ -246,7 +258,8 @@ impl Checker {
             }
         }
         self.children(node, path, in_junctor);
-        if let Some(default) = node.get("default")
+        // A `null` default is no default to the apiserver.
+        if let Some(default) = node.get("default").filter(|d| !d.is_null())
             && !in_junctor
         {
             // As the apiserver words it: the validator's message, then unknown fields.
@@ -721,6 +734,18 @@ mod tests {
             rules(unknown),
             [".spec.f: field `other` inside allOf/anyOf/oneOf/not must also be specified outside"]
         );
+    }
+
+    #[test]
+    fn zero_values_count_as_absent() {
+        // kube-apiserver v1.36.2 accepts both: it reads `null`, `false`, `""` and `[]` as unset.
+        let null_default = spec(json!({"type": "string", "default": null}));
+        assert_eq!(rules(null_default), Vec::<String>::new());
+        let junctor = spec(
+            json!({"type": "string", "anyOf": [{"nullable": false, "description": "",
+            "default": null, "x-kubernetes-validations": [], "x-kubernetes-int-or-string": false}]}),
+        );
+        assert_eq!(rules(junctor), Vec::<String>::new());
     }
 
     #[test]

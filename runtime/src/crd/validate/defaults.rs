@@ -27,7 +27,7 @@ pub(super) fn check(schema: &Value, path: &str) -> Vec<Refusal> {
 fn walk(node: &Map<String, Value>, path: &str, in_meta: bool, root: bool, out: &mut Vec<Refusal>) {
     let embedded = root || node.get("x-kubernetes-embedded-resource") == Some(&Value::Bool(true));
     let in_meta = in_meta && !embedded;
-    if let Some(default) = node.get("default")
+    if let Some(default) = node.get("default").filter(|d| !d.is_null())
         && !in_meta
     {
         out.extend(default_of(node, default, path));

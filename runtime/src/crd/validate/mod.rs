@@ -3,8 +3,15 @@
 //! rules [`structural`](crate::schema::structural) and [`cel_cost`](crate::schema::cel_cost)
 //! leave out — the CRD's metadata and the `api-approved.kubernetes.io` annotation
 //! ([`meta`]), its group and names ([`names`]), each version's deprecation warning, printer
-//! columns and scale paths ([`versions`]), selectable fields ([`selectable`]), and the schema
-//! rules the structural check does not word as the apiserver does ([`schema`], [`defaults`]).
+//! columns and scale paths ([`versions`]), selectable fields ([`selectable`]), the schema
+//! rules the structural check does not word as the apiserver does ([`schema`], [`defaults`]),
+//! and `spec.conversion` ([`conversion`]).
+//!
+//! Left to other checks: exactly one storage version and unique version names
+//! ([`build`](super::build) refuses those), the conversion webhook's URL, service and CA
+//! bundle ([`WebhookEndpoint`](super::webhooks::WebhookEndpoint)), CEL rules that do not
+//! compile (the derive compiles each `#[rule]`), and defaults inside an embedded resource's
+//! metadata.
 //!
 //! Each [`Refusal`] is the apiserver's own field error — the same field path and message a
 //! `kubectl apply` of the CRD would print — with a hint saying what to write instead.
@@ -32,6 +39,7 @@
 //! );
 //! ```
 
+mod conversion;
 mod defaults;
 mod meta;
 mod names;
@@ -82,6 +90,14 @@ pub fn validate(crd: &CustomResourceDefinition) -> Vec<Refusal> {
     let layout = Layout::of(spec);
     let mut out = meta::metadata(crd);
     out.extend(names::group_and_scope(spec));
+    for (i, version) in spec.versions.iter().enumerate() {
+        if schema_of(version).is_none() {
+            out.push(Refusal::new(
+                FieldError::required(&format!("spec.versions[{i}].schema.openAPIV3Schema"), ""),
+                "every version of a v1 CRD needs a schema; kubegen builds it from the spec and status types",
+            ));
+        }
+    }
     for (i, version) in spec.versions.iter().enumerate() {
         out.extend(names::version_name(
             &version.name,
@@ -134,6 +150,7 @@ pub fn validate(crd: &CustomResourceDefinition) -> Vec<Refusal> {
             out.extend(selectable::shared(first, layout.schema_shared));
         }
     }
+    out.extend(conversion::conversion(spec));
     out.extend(meta::api_approval(crd));
     out
 }

@@ -329,7 +329,7 @@ impl Checker {
     /// `ValidateCustomResourceDefinitionOpenAPISchema`'s rules that the structural check leaves out.
     fn openapi(&mut self, node: &Map<String, Value>, path: &str, ctx: &Context) {
         if let Some(reason) = &ctx.no_defaults
-            && node.contains_key("default")
+            && node.get("default").is_some_and(|d| !d.is_null())
         {
             self.push(
                 FieldError::forbidden(&format!("{path}.default"), format!("must not be set {reason}")),

@@ -453,3 +453,46 @@ fn root_rules() {
         status[0]
     );
 }
+
+#[test]
+fn schemas_conversion_and_unknown_fields() {
+    assert_eq!(
+        changed(|c| {
+            c["spec"]["versions"][0]
+                .as_object_mut()
+                .unwrap()
+                .remove("schema");
+        }),
+        ["spec.versions[0].schema.openAPIV3Schema: Required value"]
+    );
+    assert_eq!(
+        changed(|c| c["spec"]["preserveUnknownFields"] = json!(true)),
+        [
+            "spec.preserveUnknownFields: Invalid value: true: cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead"
+        ]
+    );
+    assert_eq!(
+        changed(|c| c["spec"]["conversion"] = json!({"strategy": "Webhook"})),
+        [
+            "spec.conversion.webhookClientConfig: Required value: required when strategy is set to Webhook",
+            "spec.conversion.conversionReviewVersions: Required value",
+        ]
+    );
+    assert_eq!(
+        changed(
+            |c| c["spec"]["conversion"] = json!({"strategy": "Webhook", "webhook": {
+            "conversionReviewVersions": ["v2", "v2"], "clientConfig": {"url": "https://x/convert"}}})
+        ),
+        [
+            "spec.conversion.conversionReviewVersions[1]: Invalid value: \"v2\": duplicate version",
+            "spec.conversion.conversionReviewVersions: Invalid value: [\"v2\",\"v2\"]: must include at least one of v1, v1beta1",
+        ]
+    );
+    assert_eq!(
+        changed(|c| c["spec"]["conversion"] =
+            json!({"strategy": "None", "webhook": {"conversionReviewVersions": ["v1"]}})),
+        [
+            "spec.conversion.conversionReviewVersions: Forbidden: should not be set when strategy is not set to Webhook"
+        ]
+    );
+}
