@@ -414,6 +414,22 @@ fn cases() -> Vec<Case> {
                 });
             },
         ),
+        case("column_bad_in_one_version", Same, |c| {
+            second_version(c, |v2| {
+                v2["additionalPrinterColumns"] =
+                    json!([{"name": "C", "type": "text", "jsonPath": ".spec.color"}]);
+                v2["subresources"]["scale"] =
+                    json!({"specReplicasPath": ".spec.r", "statusReplicasPath": ".spec.r"});
+            });
+        }),
+        case("default_fails_its_rule_in_one_version", Same, |c| {
+            second_version(c, |v2| {
+                v2["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["f"] = rule(
+                    json!({"type": "integer", "default": 0}),
+                    json!({"rule": "self > 0"}),
+                );
+            });
+        }),
         // The schema.
         case("root_additional_properties", Same, |c| {
             let s = schema(c);
