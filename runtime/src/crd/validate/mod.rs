@@ -41,6 +41,7 @@
 
 mod conversion;
 mod defaults;
+mod go_schema;
 mod meta;
 mod names;
 mod schema;
