@@ -25,6 +25,10 @@ use kubegen::prelude::*;
 use kubegen::schema::cel_cost::{self, CostViolation, Expression};
 use serde_json::{Value, json};
 
+#[path = "support/crd_recording.rs"]
+mod crd_recording;
+use crd_recording::Causes;
+
 const RECORDING: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cel_cost/apiserver.json");
 const RECORD_VARIABLE: &str = "KUBEGEN_CEL_COST_RECORD";
 /// Where the apiserver reports the schema of a single-version CRD.
@@ -627,9 +631,6 @@ fn strip(node: &mut Value) {
 // ---------------------------------------------------------------------------------------
 // Verdicts
 
-/// What a server says of a CRD: accepted, or the causes it was refused for.
-type Causes = Vec<(String, String)>;
-
 fn crd_for(schema: &Value) -> CustomResourceDefinition {
     serde_json::from_value(json!({
         "apiVersion": "apiextensions.k8s.io/v1",
@@ -666,28 +667,9 @@ fn ours(schema: &Value) -> Causes {
 }
 
 async fn apiserver(client: &kube::Client, schema: &Value) -> Causes {
-    let api: kube::Api<CustomResourceDefinition> = kube::Api::all(client.clone());
-    let params = kube::api::PostParams {
-        dry_run: true,
-        field_manager: None,
-    };
-    match api.create(&params, &crd_for(schema)).await {
-        Ok(_) => Vec::new(),
-        Err(kube::Error::Api(status)) => {
-            let mut causes: Causes = status
-                .details
-                .iter()
-                .flat_map(|d| d.causes.iter())
-                .map(|c| (c.field.clone(), c.message.clone()))
-                .collect();
-            if causes.is_empty() {
-                causes.push((String::new(), status.message.clone()));
-            }
-            normalize(&mut causes);
-            causes
-        }
-        Err(e) => panic!("creating a CRD: {e}"),
-    }
+    let mut causes = crd_recording::dry_run_create(client, &crd_for(schema)).await;
+    normalize(&mut causes);
+    causes
 }
 
 /// The apiserver names the (at most four) most expensive rules of a schema over its total; among
@@ -706,31 +688,6 @@ fn is_cost_cause((_, message): &(String, String)) -> bool {
     message.contains("estimated rule cost")
         || message.contains("estimated messageExpression cost")
         || message == cel_cost::CONTRIBUTED_MESSAGE
-}
-
-async fn real_client() -> Option<(kube::Client, Option<Box<dyn std::any::Any>>)> {
-    if let Ok(path) = std::env::var("KUBEGEN_TEST_KUBECONFIG")
-        && !path.is_empty()
-    {
-        let kubeconfig = kube::config::Kubeconfig::read_from(&path).expect("the kubeconfig");
-        let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
-            .await
-            .expect("a client configuration");
-        return Some((kube::Client::try_from(config).expect("a client"), None));
-    }
-    #[cfg(feature = "envtest")]
-    if std::env::var_os("KUBEBUILDER_ASSETS").is_some_and(|v| !v.is_empty()) {
-        // An apiserver of our own, without the registered CRDs: this binary registers kinds
-        // whose CRDs are meant to fail.
-        let env = kubegen::testing::Envtest::builder()
-            .crds(Vec::<CustomResourceDefinition>::new())
-            .start()
-            .await
-            .expect("envtest");
-        let client = env.client();
-        return Some((client, Some(Box::new(env))));
-    }
-    None
 }
 
 #[derive(Default)]
@@ -768,20 +725,6 @@ impl Tally {
     }
 }
 
-fn recording_text(recording: &BTreeMap<String, Causes>) -> String {
-    let lines: Vec<String> = recording
-        .iter()
-        .map(|(key, causes)| {
-            format!(
-                "  {}: {}",
-                serde_json::to_string(key).unwrap(),
-                serde_json::to_string(causes).unwrap()
-            )
-        })
-        .collect();
-    format!("{{\n{}\n}}\n", lines.join(",\n"))
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn crd_refuses_what_the_apiserver_refuses_for_cost() {
     let cases = corpus();
@@ -807,12 +750,9 @@ async fn crd_refuses_what_the_apiserver_refuses_for_cost() {
     keys.dedup();
     assert_eq!(keys.len(), schemas.len(), "keys are unique");
 
-    let recorded: BTreeMap<String, Causes> = std::fs::read(RECORDING)
-        .ok()
-        .map(|b| serde_json::from_slice(&b).expect("the recording is JSON"))
-        .unwrap_or_default();
+    let recorded = crd_recording::read(RECORDING);
     let record = std::env::var_os(RECORD_VARIABLE).is_some();
-    let real = real_client().await;
+    let real = crd_recording::real_client().await;
     assert!(
         !record || real.is_some(),
         "{RECORD_VARIABLE} needs a real apiserver (KUBEGEN_TEST_KUBECONFIG, or KUBEBUILDER_ASSETS with the envtest feature)"
@@ -840,7 +780,7 @@ async fn crd_refuses_what_the_apiserver_refuses_for_cost() {
         }
     }
     if record {
-        std::fs::write(RECORDING, recording_text(&answers)).expect("writing the recording");
+        crd_recording::write(RECORDING, &answers);
     }
 
     let mut tally = Tally {

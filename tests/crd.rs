@@ -5,6 +5,11 @@ use kubegen::prelude::*;
 use kubegen::{CrdError, crd};
 use serde_json::json;
 
+#[path = "support/crd_recording.rs"]
+mod crd_recording;
+#[path = "crd/refusals.rs"]
+mod refusals;
+
 /// Every key at once.
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
 #[resource(
@@ -334,6 +339,53 @@ fn crd_refuses_a_pattern_go_cannot_parse_in_the_apiserver_s_words() {
             format!(".spec.alias: {refused}"),
             format!(".spec.handle: {refused}")
         ]
+    );
+}
+
+/// What the derive cannot see: the type of a status field, and a default against its rule.
+#[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+#[resource(
+    group = "refused.example.com",
+    version = "v1",
+    kind = "Refused",
+    status = "RefusedStatus",
+    selectable = ".status.conditions",
+    label("team", "a"),
+    annotation("team", "b")
+)]
+pub struct RefusedSpec {
+    #[default("red".to_string())]
+    #[rule("self != 'red'", message = "no red")]
+    pub color: Option<String>,
+}
+
+#[derive(ApiType, Clone, Debug, Default, Serialize, Deserialize)]
+pub struct RefusedStatus {
+    #[serde(default)]
+    pub conditions: Vec<String>,
+}
+
+#[test]
+fn crd_refuses_what_the_apiserver_refuses_with_its_words_and_a_fix() {
+    let err = Refused::crd().unwrap_err();
+    let CrdError::Invalid { crd, refusals } = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(crd, "refuseds.refused.example.com");
+    let errors: Vec<String> = refusals.iter().map(|r| r.error.to_string()).collect();
+    assert_eq!(
+        errors,
+        [
+            // As kube-apiserver v1.36.2 words them (tests/crd/refusals.rs checks them live).
+            "spec.validation.openAPIV3Schema.properties[spec].properties[color].default: Invalid value: \"red\": no red",
+            "spec.selectableFields[0].jsonPath: Invalid value: \".status.conditions\": must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.",
+        ]
+    );
+    let text = err.to_string();
+    assert!(
+        text.starts_with("refuseds.refused.example.com: the apiserver would refuse this CRD:\n  - spec.validation")
+            && text.contains("\n    fix: a `#[default]` must be a value the field accepts"),
+        "{text}"
     );
 }
 

@@ -172,6 +172,42 @@ pub(super) fn markers(m: &Markers, class: TyClass, errors: &mut Accumulator) {
             )),
         }
     }
+    if let Some(Marker {
+        kind: MarkerKind::ListMapKeys(keys),
+        span,
+    }) = m.find("list_map_keys")
+        && let Some(twice) = keys
+            .iter()
+            .enumerate()
+            .find(|(i, k)| keys[..*i].contains(k))
+    {
+        errors.push(error_at(
+            *span,
+            format!(
+                "`list_map_keys` names `{}` twice; the apiserver refuses repeated keys",
+                twice.1
+            ),
+        ));
+    }
+    if m.has("int_or_string") {
+        for (key, why) in [
+            (
+                "preserve_unknown_fields",
+                "an int-or-string holds a number or a string, with no unknown fields to keep",
+            ),
+            (
+                "embedded_resource",
+                "an int-or-string is not a Kubernetes object",
+            ),
+        ] {
+            if let Some(marker) = m.find(key) {
+                errors.push(error_at(
+                    marker.span,
+                    format!("`{key}` cannot go with `int_or_string`, as the apiserver refuses the pair: {why}"),
+                ));
+            }
+        }
+    }
     if let (Some(MarkerKind::ListType(t)), Some(unique)) =
         (m.find("list_type").map(|t| &t.kind), m.find("unique_items"))
         && t != "set"
@@ -299,6 +335,16 @@ pub(super) fn field(f: &Field, errors: &mut Accumulator) {
         classify(f.schema_type())
     };
     markers(m, class, errors);
+    if class == TyClass::Map
+        && let Some(marker) = m.find("embedded_resource")
+    {
+        errors.push(error_at(
+            marker.span,
+            "`embedded_resource` cannot apply to a map: the apiserver refuses an embedded resource with \
+             additionalProperties; use a struct with the object's fields, or a serde_json::Value with \
+             `preserve_unknown_fields`",
+        ));
+    }
     if let (Some(r), Some(_)) = (m.required, m.optional) {
         errors.push(error_at(
             r,

@@ -19,9 +19,11 @@ mod cel;
 mod convert;
 mod enums;
 mod markers;
+mod metadata;
 mod pattern;
 mod resource;
 mod rules;
+mod selectable;
 
 use enums::enumeration;
 pub use markers::{TyClass, classify};
@@ -54,11 +56,16 @@ pub fn check<'a>(model: &'a Model, errors: &mut Accumulator) -> Deferred<'a> {
         Shape::Enum(_) => enumeration(model, errors),
         _ => {}
     }
+    let mut selectable = Vec::new();
     if let Some(resource) = &model.resource {
         resource::resource(model, resource, errors);
+        metadata::metadata(resource, errors);
+        selectable = selectable::selectable(model, resource, errors);
     }
     convert::convert(model, errors);
-    rules::rules(model, errors)
+    let mut deferred = rules::rules(model, errors);
+    deferred.rule_fields.extend(selectable);
+    deferred
 }
 
 fn shape(model: &Model, errors: &mut Accumulator) {

@@ -1,26 +1,44 @@
-//! `#[resource(...)]`: names, scope, subresources, columns, selectable fields.
+//! `#[resource(...)]`: names, scope, version, subresources and columns, as the apiserver's
+//! CRD validation checks them. Selectable fields are in [`super::selectable`], the CRD's
+//! labels and annotations in [`super::metadata`].
 
 use super::*;
 
-fn is_dns_label(s: &str) -> bool {
+/// An RFC 1123 label without its length limit: lower-case letters, digits and `-`, starting
+/// and ending with a letter or digit (a part of a DNS subdomain, which the apiserver limits
+/// only as a whole).
+fn is_subdomain_part(s: &str) -> bool {
     !s.is_empty()
-        && s.len() <= 63
         && s.bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
         && !s.starts_with('-')
         && !s.ends_with('-')
 }
 
+/// `IsDNS1035Label`: at most 63 lower-case letters, digits and `-`, starting with a letter
+/// and ending with a letter or digit. Kubernetes' rule for resource names and versions.
+pub(super) fn is_dns1035_label(s: &str) -> bool {
+    s.len() <= 63 && is_subdomain_part(s) && s.starts_with(|c: char| c.is_ascii_lowercase())
+}
+
 pub(super) fn resource(model: &Model, r: &ResourceArgs, errors: &mut Accumulator) {
     let group = r.group.as_str();
-    if !group.contains('.') || !group.split('.').all(is_dns_label) {
+    if !group.contains('.') || !group.split('.').all(is_subdomain_part) {
         errors.push(error_at(
             r.group.span(),
             format!("group `{group}` is not a lower-case domain with at least one dot, as CRD groups must be (e.g. `batch.example.com`)"),
         ));
+    } else if group.len() > 253 {
+        errors.push(error_at(
+            r.group.span(),
+            format!(
+                "group `{group}` has {} characters; the apiserver allows at most 253",
+                group.len()
+            ),
+        ));
     }
     let version = r.version.as_str();
-    if !is_dns_label(version) || !version.starts_with(|c: char| c.is_ascii_lowercase()) {
+    if !is_dns1035_label(version) {
         errors.push(error_at(
             r.version.span(),
             format!("version `{version}` is not a DNS label starting with a letter (e.g. `v1`, `v1beta2`)"),
@@ -36,29 +54,36 @@ pub(super) fn resource(model: &Model, r: &ResourceArgs, errors: &mut Accumulator
                 "kind `{kind}` must be UpperCamelCase ASCII letters and digits (e.g. `CronJob`)"
             ),
         ));
+    } else if kind.len() > 59 {
+        errors.push(error_at(
+            r.kind.span(),
+            format!(
+                "kind `{kind}` has {} characters; the apiserver allows 63 for the kind and its list kind `{kind}List`, so at most 59",
+                kind.len()
+            ),
+        ));
     } else if model.input.ident == kind {
         errors.push(error_at(
             r.kind.span(),
             format!("kind `{kind}` is the name of the spec struct; the derive generates the `{kind}` struct, so name the spec `{kind}Spec`"),
         ));
     }
+    let dns1035 = |what: &str, v: &str| {
+        format!(
+            "{what} `{v}` must be a lower-case DNS-1035 label, as the apiserver requires: a letter, then letters, digits or `-`, at most 63 characters"
+        )
+    };
     for (what, value) in [("plural", &r.plural), ("singular", &r.singular)] {
         if let Some(v) = value
-            && !is_dns_label(v)
+            && !is_dns1035_label(v)
         {
-            errors.push(error_at(
-                v.span(),
-                format!("{what} `{}` must be a lower-case DNS label", v.as_str()),
-            ));
+            errors.push(error_at(v.span(), dns1035(what, v)));
         }
     }
     for (what, list) in [("shortname", &r.shortnames), ("category", &r.categories)] {
         for (i, v) in list.iter().enumerate() {
-            if !is_dns_label(v) {
-                errors.push(error_at(
-                    v.span(),
-                    format!("{what} `{}` must be a lower-case DNS label", v.as_str()),
-                ));
+            if !is_dns1035_label(v) {
+                errors.push(error_at(v.span(), dns1035(what, v)));
             }
             if list[..i].iter().any(|o| o.as_str() == v.as_str()) {
                 errors.push(error_at(
@@ -147,36 +172,35 @@ pub(super) fn resource(model: &Model, r: &ResourceArgs, errors: &mut Accumulator
             ));
         }
     }
-    if r.selectable.len() > 8 {
-        errors.push(error_at(
-            r.selectable[8].span(),
-            "a version may declare at most 8 selectable fields",
-        ));
+    if let Some(deprecated) = &r.deprecated
+        && let Some(warning) = &deprecated.warning
+    {
+        deprecation_warning(warning, deprecated.span(), errors);
     }
-    for (i, s) in r.selectable.iter().enumerate() {
-        if !s.starts_with('.') {
-            errors.push(error_at(
-                s.span(),
-                "a selectable field is a JSON path starting with `.`, e.g. `.spec.color`",
-            ));
-        }
-        if r.selectable[..i].iter().any(|o| o.as_str() == s.as_str()) {
-            errors.push(error_at(s.span(), "this selectable field is given twice"));
-        }
-    }
-    for (what, list) in [("label", &r.labels), ("annotation", &r.annotations)] {
-        for (i, kv) in list.iter().enumerate() {
-            if kv.key.is_empty() {
-                errors.push(error_at(kv.span(), format!("a {what} needs a key")));
-            }
-            if list[..i].iter().any(|o| o.key == kv.key) {
-                errors.push(error_at(
-                    kv.span(),
-                    format!("{what} `{}` is given twice", kv.key),
-                ));
-            }
-        }
-    }
+}
+
+/// The apiserver takes a deprecation warning of 1 to 256 bytes of printable characters (the
+/// control and white-space characters caught here; `crd()` checks the rest of Go's
+/// `unicode.IsPrint`).
+fn deprecation_warning(warning: &str, span: Span, errors: &mut Accumulator) {
+    let problem = if warning.is_empty() {
+        "is empty".to_owned()
+    } else if warning.len() > 256 {
+        format!("has {} bytes", warning.len())
+    } else if let Some(c) = warning
+        .chars()
+        .find(|c| c.is_control() || (c.is_whitespace() && *c != ' '))
+    {
+        format!("holds the unprintable character {c:?}")
+    } else {
+        return;
+    };
+    errors.push(error_at(
+        span,
+        format!(
+            "the deprecation warning {problem}; the apiserver takes one line of 1 to 256 bytes of printable characters (leave `warning` out for its default warning)"
+        ),
+    ));
 }
 
 /// Kubernetes' plural for a lower-cased kind, the way kubebuilder and kube-rs guess it,
@@ -211,7 +235,17 @@ pub fn plural(singular: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::plural;
+    use super::{is_dns1035_label, plural};
+
+    #[test]
+    fn names_are_dns_1035_labels() {
+        for ok in ["v1", "widgets", "a-b", &"a".repeat(63)] {
+            assert!(is_dns1035_label(ok), "{ok}");
+        }
+        for bad in ["", "1w", "-w", "w-", "W", "a.b", &"a".repeat(64)] {
+            assert!(!is_dns1035_label(bad), "{bad}");
+        }
+    }
 
     #[test]
     fn plurals() {

@@ -3,10 +3,12 @@
 pub mod crdgen;
 mod install;
 mod migrate;
+mod validate;
 pub mod webhooks;
 
 pub use install::{InstallError, install, install_crds, is_established};
 pub use migrate::{MigrateError, Migration, migrate_storage_version};
+pub use validate::{Refusal, validate};
 
 use std::collections::BTreeMap;
 
@@ -50,6 +52,15 @@ pub enum CrdError {
         /// Each rule over its budget (and the schema's total, if over its own), with the bound
         /// that fixes it.
         violations: Vec<CostViolation>,
+    },
+    /// The apiserver would refuse the CRD: each refusal is its field error (field path and
+    /// message, as `kubectl apply` prints them) with what to write instead (see [`validate`]).
+    #[error("{crd}: the apiserver would refuse this CRD:\n{}", list_refusals(.refusals))]
+    Invalid {
+        /// The CRD name.
+        crd: String,
+        /// What the apiserver would refuse, in its order.
+        refusals: Vec<Refusal>,
     },
     /// The schema could not be read as a k8s-openapi `JSONSchemaProps`.
     #[error("{kind} {version}: the schema is not a valid JSONSchemaProps: {source}")]
@@ -113,6 +124,14 @@ fn list(violations: &[structural::Violation]) -> String {
         .join("\n")
 }
 
+fn list_refusals(refusals: &[Refusal]) -> String {
+    refusals
+        .iter()
+        .map(|r| format!("  - {r}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn costs(schema_field: &str, violations: &[CostViolation]) -> String {
     violations
         .iter()
@@ -172,11 +191,15 @@ pub fn build(versions: &[&ResourceInfo]) -> Result<CustomResourceDefinition, Crd
         .collect::<Result<Vec<_>, _>>()?;
     // The apiserver hoists a schema all versions share to `spec.validation` and checks it once.
     let shared = built.windows(2).all(|w| w[0].0.schema == w[1].0.schema);
-    for (index, (info, (_, violations))) in sorted.iter().zip(&built).enumerate() {
-        if violations.is_empty() || (shared && index > 0) {
-            continue;
-        }
-        return Err(CrdError::CelCost {
+    let cost = sorted
+        .iter()
+        .zip(&built)
+        .enumerate()
+        .find(|(index, (_, (_, violations)))| {
+            // A shared schema is reported once, with the first version.
+            !violations.is_empty() && (!shared || *index == 0)
+        })
+        .map(|(index, (info, (_, violations)))| CrdError::CelCost {
             kind: info.kind.into(),
             version: info.version.into(),
             schema_field: if shared {
@@ -186,7 +209,6 @@ pub fn build(versions: &[&ResourceInfo]) -> Result<CustomResourceDefinition, Crd
             },
             violations: violations.clone(),
         });
-    }
     let crd_versions: Vec<_> = built.into_iter().map(|(v, _)| v).collect();
 
     let mut labels = BTreeMap::new();
@@ -204,7 +226,7 @@ pub fn build(versions: &[&ResourceInfo]) -> Result<CustomResourceDefinition, Crd
         );
     }
     let strings = |s: &[&str]| (!s.is_empty()).then(|| s.iter().map(|x| x.to_string()).collect());
-    Ok(CustomResourceDefinition {
+    let crd = CustomResourceDefinition {
         metadata: ObjectMeta {
             name: Some(crd),
             labels: (!labels.is_empty()).then_some(labels),
@@ -227,7 +249,17 @@ pub fn build(versions: &[&ResourceInfo]) -> Result<CustomResourceDefinition, Crd
             preserve_unknown_fields: None,
         },
         status: None,
-    })
+    };
+    let refusals = validate(&crd);
+    let invalid = (!refusals.is_empty()).then(|| CrdError::Invalid {
+        crd: crd.metadata.name.clone().unwrap_or_default(),
+        refusals,
+    });
+    match (invalid, cost) {
+        (None, None) => Ok(crd),
+        (Some(e), None) | (None, Some(e)) => Err(e),
+        (Some(invalid), Some(cost)) => Err(CrdError::Several(vec![invalid, cost])),
+    }
 }
 
 fn agree(crd: &str, a: &ResourceInfo, b: &ResourceInfo) -> Result<(), CrdError> {
@@ -253,13 +285,16 @@ fn agree(crd: &str, a: &ResourceInfo, b: &ResourceInfo) -> Result<(), CrdError> 
             return Err(conflict(what, x, y));
         }
     }
-    for (key, value) in a.labels.iter().chain(a.annotations) {
-        for (other_key, other_value) in b.labels.iter().chain(b.annotations) {
-            if key == other_key && value != other_value {
+    for (what, ours, theirs) in [
+        ("a label", a.labels, b.labels),
+        ("an annotation", a.annotations, b.annotations),
+    ] {
+        for (key, value) in ours {
+            if let Some((_, other)) = theirs.iter().find(|(k, v)| k == key && v != value) {
                 return Err(conflict(
-                    "a label or annotation",
+                    what,
                     format!("{key}={value}"),
-                    format!("{key}={other_value}"),
+                    format!("{key}={other}"),
                 ));
             }
         }

@@ -231,15 +231,27 @@ impl Checker {
         self.rules(node, path);
         self.pattern(node, path);
         if in_junctor {
+            // The apiserver reads a key with its zero value (`false`, `""`, `[]`, `null`) as
+            // absent.
+            let set = |v: &Value| match v {
+                Value::Null => false,
+                Value::Bool(b) => *b,
+                Value::String(s) => !s.is_empty(),
+                Value::Array(a) => !a.is_empty(),
+                _ => true,
+            };
             for key in FORBIDDEN_IN_JUNCTORS {
-                if node.contains_key(*key) {
+                if node.get(*key).is_some_and(set) {
                     self.push(
                         path,
                         format!("`{key}` is not allowed inside allOf/anyOf/oneOf/not"),
                     );
                 }
             }
-            for key in node.keys().filter(|k| k.starts_with("x-kubernetes-")) {
+            let extensions = node
+                .iter()
+                .filter(|(k, v)| k.starts_with("x-kubernetes-") && set(v));
+            for (key, _) in extensions {
                 self.push(
                     path,
                     format!("`{key}` is not allowed inside allOf/anyOf/oneOf/not"),
@@ -247,7 +259,8 @@ impl Checker {
             }
         }
         self.children(node, path, in_junctor);
-        if let Some(default) = node.get("default")
+        // A `null` default is no default to the apiserver.
+        if let Some(default) = node.get("default").filter(|d| !d.is_null())
             && !in_junctor
         {
             // As the apiserver words it: the validator's message, then unknown fields.
@@ -386,7 +399,10 @@ impl Checker {
             let atomic = items.is_some_and(|i| {
                 i.get("x-kubernetes-map-type") == Some(&Value::String("atomic".into()))
             });
-            if !items.is_some_and(is_scalar_type) && !atomic {
+            // Lists inside a set must be atomic too; `crd::validate` words that as the apiserver.
+            let object =
+                items.is_some_and(|i| i.get("type") == Some(&Value::String("object".into())));
+            if object && !atomic {
                 self.push(
                     path,
                     "x-kubernetes-list-type: set needs scalar items (or atomic objects)",
@@ -753,6 +769,18 @@ mod tests {
             rules(unknown),
             [".spec.f: field `other` inside allOf/anyOf/oneOf/not must also be specified outside"]
         );
+    }
+
+    #[test]
+    fn zero_values_count_as_absent() {
+        // kube-apiserver v1.36.2 accepts both: it reads `null`, `false`, `""` and `[]` as unset.
+        let null_default = spec(json!({"type": "string", "default": null}));
+        assert_eq!(rules(null_default), Vec::<String>::new());
+        let junctor = spec(
+            json!({"type": "string", "anyOf": [{"nullable": false, "description": "",
+            "default": null, "x-kubernetes-validations": [], "x-kubernetes-int-or-string": false}]}),
+        );
+        assert_eq!(rules(junctor), Vec::<String>::new());
     }
 
     #[test]

@@ -115,7 +115,7 @@ pub fn json_float(f: f64) -> String {
 /// the ASCII space. Control, format, private-use and separator characters are not
 /// printable; unassigned code points are treated as printable (an approximation: Rust's
 /// standard library has no general-category table).
-fn is_print(c: char) -> bool {
+pub fn is_print(c: char) -> bool {
     if c == ' ' {
         return true;
     }

@@ -28,7 +28,7 @@ pub mod gofmt;
 pub mod listtype;
 pub(crate) mod local;
 pub(crate) mod names;
-mod netfmt;
+pub(crate) mod netfmt;
 mod numbers;
 pub mod objectmeta;
 pub mod openapi;

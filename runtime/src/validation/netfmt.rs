@@ -215,6 +215,12 @@ pub fn is_request_uri(s: &str) -> bool {
     request_uri_error(s).is_none()
 }
 
+/// `url.ParseRequestURI(s)` succeeds with a scheme and a host (`https://example.com/x`): how
+/// the apiserver recognizes a link (the `api-approved.kubernetes.io` annotation's).
+pub fn is_url_with_host(s: &str) -> bool {
+    matches!(reason(s), Ok((scheme, host)) if !scheme.is_empty() && !host.is_empty())
+}
+
 /// Why `url.ParseRequestURI(s)` fails, in Go's words (`parse "x": invalid URI for
 /// request`), or `None` when it succeeds.
 pub fn request_uri_error(s: &str) -> Option<String> {
@@ -223,7 +229,9 @@ pub fn request_uri_error(s: &str) -> Option<String> {
         .map(|r| format!("parse {}: {r}", gofmt::quote(s)))
 }
 
-fn reason(s: &str) -> Result<(), String> {
+/// The scheme and host of `s` when `url.ParseRequestURI` accepts it (both may be empty), or
+/// Go's reason why not.
+fn reason(s: &str) -> Result<(&str, &str), String> {
     if s.bytes().any(|b| b < 0x20 || b == 0x7f) {
         return Err("net/url: invalid control character in URL".to_owned());
     }
@@ -231,7 +239,7 @@ fn reason(s: &str) -> Result<(), String> {
         return Err("empty url".to_owned());
     }
     if s == "*" {
-        return Ok(());
+        return Ok(("", ""));
     }
     // The scheme: letters, then letters, digits, `+`, `-`, `.` up to a colon.
     let mut scheme = "";
@@ -258,10 +266,11 @@ fn reason(s: &str) -> Result<(), String> {
         // With a scheme, a rootless rest is an opaque part; without one, not a request URI.
         return match scheme.is_empty() {
             true => Err("invalid URI for request".to_owned()),
-            false => Ok(()),
+            false => Ok((scheme, "")),
         };
     }
     let mut path = rest;
+    let mut host = "";
     if !scheme.is_empty() && rest.starts_with("//") {
         let authority = &rest[2..];
         let (authority, p) = match authority.find('/') {
@@ -269,7 +278,7 @@ fn reason(s: &str) -> Result<(), String> {
             None => (authority, ""),
         };
         path = p;
-        let host = match authority.rfind('@') {
+        host = match authority.rfind('@') {
             Some(i) => {
                 if !userinfo_ok(&authority[..i]) {
                     return Err("net/url: invalid userinfo".to_owned());
@@ -280,7 +289,7 @@ fn reason(s: &str) -> Result<(), String> {
         };
         host_error(host)?;
     }
-    escape_error(path)
+    escape_error(path).map(|()| (scheme, host))
 }
 
 fn is_atext(c: char) -> bool {
@@ -395,6 +404,29 @@ mod tests {
             "http://a\u{1}",
         ] {
             assert!(!is_request_uri(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn links_need_a_scheme_and_a_host() {
+        // As `go run` printed `url.ParseRequestURI` succeeding with a host and a scheme.
+        for (s, ok) in [
+            ("https://github.com/kubernetes/enhancements/pull/1111", true),
+            ("http://x", true),
+            ("https://", false),
+            ("https:///x", false),
+            ("mailto:a@b", false),
+            ("github.com/x", false),
+            ("//github.com/x", false),
+            ("https://user@/x", false),
+            ("https://:80", true),
+            ("https://a b/", false),
+            ("https://x?y#z", true),
+            ("ftp://h/p", true),
+            ("https://h/%zz", false),
+            ("x://h", true),
+        ] {
+            assert_eq!(is_url_with_host(s), ok, "{s}");
         }
     }
 }

@@ -329,6 +329,15 @@ pub fn validate_embedded(schema: &Schema, object: &Value) -> Vec<FieldError> {
     errs
 }
 
+/// The metadata checks for `object` at `path` (not empty) when `schema` is an embedded
+/// resource, and for every embedded resource below it: how the apiserver checks a schema's
+/// `default` (`schemaobjectmeta.Validate` on the default).
+pub fn validate_embedded_at(path: &str, schema: &Schema, object: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    embedded_node(path, object, schema, &mut errs);
+    errs
+}
+
 fn embedded_node(path: &str, x: &Value, s: &Schema, errs: &mut Vec<FieldError>) {
     match x {
         Value::Object(members) => {

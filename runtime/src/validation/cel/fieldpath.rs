@@ -1,5 +1,9 @@
 //! A rule's `fieldPath` (`.spec.ports['http']`) checked against the schema and turned into
-//! the field path its errors are reported at (the apiserver's `ValidFieldPath`).
+//! the field path its errors are reported at (the apiserver's `ValidFieldPath`), and the
+//! same walk over a CRD's JSON schema with the apiserver's reasons ([`resolve`]), for the
+//! CRD checks of `fieldPath`s and selectable fields.
+
+use serde_json::Value;
 
 use super::super::field;
 use super::super::schema::{Additional, Schema};
@@ -103,6 +107,94 @@ pub(super) fn normalize(path: &str, schema: &Schema) -> Option<String> {
     Some(out)
 }
 
+/// Where `path` leads from the JSON schema node `schema`: the field path (`spec.m[k]`) and the
+/// node found, or the apiserver's reason why it leads nowhere (`does not refer to a valid
+/// field`, `array notation is not allowed`, ...). `allow_array` permits `['name']` steps.
+pub(crate) fn resolve<'s>(
+    path: &str,
+    schema: &'s Value,
+    allow_array: bool,
+) -> Result<(String, &'s Value), String> {
+    let tokens = tokens(path);
+    let end = || "unexpected end of JSON path".to_owned();
+    let mut out = String::new();
+    let mut node = schema;
+    // One step down by `name`: a property, or a map value.
+    let mut step = |name: &str| {
+        let properties = node.get("properties").and_then(Value::as_object);
+        if let Some(properties) = properties.filter(|p| !p.is_empty()) {
+            node = properties
+                .get(name)
+                .ok_or("does not refer to a valid field")?;
+            out = field::child(&out, name);
+        } else if let Some(values) = node.get("additionalProperties").filter(|a| a.is_object()) {
+            node = values;
+            out = field::key(&out, name);
+        } else {
+            return Err("does not refer to a valid field");
+        }
+        Ok(())
+    };
+    let mut i = 0;
+    while i < tokens.len() {
+        match &tokens[i] {
+            Token::Open => {
+                if !allow_array {
+                    return Err("array notation is not allowed".into());
+                }
+                let quoted = tokens.get(i + 1).map(text).ok_or_else(end)?;
+                let inner = quoted
+                    .strip_prefix('\'')
+                    .and_then(|q| q.strip_suffix('\''))
+                    .filter(|_| quoted.len() >= 2)
+                    .ok_or_else(|| format!("expected single quoted string but got {quoted}"))?;
+                let name = unescape(inner).ok_or_else(|| {
+                    format!(
+                        "invalid string literal: invalid escape char {}",
+                        bad_escape(inner)
+                    )
+                })?;
+                step(&name)?;
+                match tokens.get(i + 2) {
+                    None => return Err(end()),
+                    Some(Token::Close) => {}
+                    Some(t) => return Err(format!("expected ] but got {}", text(t))),
+                }
+                i += 3;
+            }
+            Token::Dot => {
+                step(tokens.get(i + 1).map(text).ok_or_else(end)?)?;
+                i += 2;
+            }
+            t => return Err(format!("expected [ or . but got: {}", text(t))),
+        }
+    }
+    Ok((out, node))
+}
+
+fn text<'a>(token: &Token<'a>) -> &'a str {
+    match token {
+        Token::Dot => ".",
+        Token::Open => "[",
+        Token::Close => "]",
+        Token::Text(t) => t,
+    }
+}
+
+/// The first escape [`unescape`] refuses, as Go quotes it (`\\q`).
+fn bad_escape(quoted: &str) -> String {
+    let mut chars = quoted.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\'
+            && let Some(next) = chars.next()
+            && !"abfnrtv'\\".contains(next)
+        {
+            return format!("\\{next}");
+        }
+    }
+    String::new()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,5 +223,51 @@ mod tests {
         assert_eq!(n(".spec.a.b"), None, "a scalar has no fields");
         assert_eq!(n(".spec.m['k'"), None, "unclosed");
         assert_eq!(n(".spec.m[k]"), None, "keys are quoted");
+    }
+
+    #[test]
+    fn resolving_gives_the_apiservers_reasons() {
+        // Reasons as kube-apiserver v1.36.2 gave them for selectable fields.
+        let schema = json!({"type": "object", "properties": {
+            "metadata": {"type": "object"},
+            "spec": {"type": "object", "properties": {
+                "color": {"type": "string"},
+                "m": {"type": "object", "additionalProperties": {"type": "string"}},
+            }},
+        }});
+        let r = |p: &str, arrays: bool| {
+            resolve(p, &schema, arrays).map(|(path, node)| (path, node["type"].clone()))
+        };
+        assert_eq!(
+            r(".spec.color", false),
+            Ok(("spec.color".into(), json!("string")))
+        );
+        assert_eq!(
+            r(".spec.m.x", false),
+            Ok(("spec.m[x]".into(), json!("string")))
+        );
+        assert_eq!(
+            r(".spec['m']['x']", true),
+            Ok(("spec.m[x]".into(), json!("string")))
+        );
+        assert_eq!(r(".spec", false).map(|(p, _)| p), Ok("spec".into()));
+        for (path, reason) in [
+            (".spec.nope", "does not refer to a valid field"),
+            (".metadata.name", "does not refer to a valid field"),
+            ("spec.color", "expected [ or . but got: spec"),
+            (".spec['color']", "array notation is not allowed"),
+            (".spec.", "unexpected end of JSON path"),
+            (".spec..color", "does not refer to a valid field"),
+        ] {
+            assert_eq!(r(path, false), Err(reason.into()), "{path}");
+        }
+        assert_eq!(
+            r(".spec[color]", true),
+            Err("expected single quoted string but got color".into())
+        );
+        assert_eq!(
+            r(".spec['color'", true),
+            Err("unexpected end of JSON path".into())
+        );
     }
 }

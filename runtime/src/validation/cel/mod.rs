@@ -34,6 +34,7 @@ use serde_json::Value;
 
 pub use compile::Rule;
 pub(crate) use escape::escape;
+pub(crate) use fieldpath::resolve as resolve_field_path;
 
 use super::field::FieldError;
 use super::schema::Schema;
@@ -75,6 +76,15 @@ impl Validator {
         Validator { root }
     }
 
+    /// Compiles the rules of one schema node and those below it, as the apiserver compiles
+    /// them to check the node's `default` (the node is a resource root when it is an
+    /// embedded resource).
+    pub fn for_node(schema: &Schema) -> Self {
+        Validator {
+            root: Node::build(schema, schema, schema.embedded_resource, true),
+        }
+    }
+
     /// Whether the schema has any rule.
     pub fn has_rules(&self) -> bool {
         self.root.is_some()
@@ -82,13 +92,25 @@ impl Validator {
 
     /// Runs the rules on `object`, an update of `old` when given.
     pub fn validate(&self, schema: &Schema, object: &Value, old: Option<&Value>) -> Outcome {
+        self.validate_at(schema, "", object, old)
+    }
+
+    /// [`validate`](Self::validate) with errors placed below the field path `path` (the
+    /// apiserver reports a `default`'s errors at `<node>.default...`).
+    pub fn validate_at(
+        &self,
+        schema: &Schema,
+        path: &str,
+        object: &Value,
+        old: Option<&Value>,
+    ) -> Outcome {
         let mut walk = Walk::default();
         if let Some(root) = &self.root {
             let ratchet = match old {
                 Some(old) => Ratchet::root(object, old, schema),
                 None => Ratchet::default(),
             };
-            walk.node(root, schema, "", object, old, ratchet);
+            walk.node(root, schema, path, object, old, ratchet);
         }
         Outcome {
             errors: walk.errors,

@@ -1,0 +1,15 @@
+use kubegen::prelude::*;
+
+#[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+#[resource(
+    group = "example.com",
+    version = "v1",
+    kind = "Widget",
+    label("team name", "a"),
+    annotation("example.com/owner/team", "b")
+)]
+pub struct WidgetSpec {
+    pub color: String,
+}
+
+fn main() {}

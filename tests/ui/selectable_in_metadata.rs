@@ -1,0 +1,9 @@
+use kubegen::prelude::*;
+
+#[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+#[resource(group = "example.com", version = "v1", kind = "Widget", selectable = ".metadata.name")]
+pub struct WidgetSpec {
+    pub color: String,
+}
+
+fn main() {}

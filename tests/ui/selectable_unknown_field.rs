@@ -1,0 +1,9 @@
+use kubegen::prelude::*;
+
+#[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+#[resource(group = "example.com", version = "v1", kind = "Widget", selectable = ".spec.colour")]
+pub struct WidgetSpec {
+    pub color: String,
+}
+
+fn main() {}
