@@ -9,14 +9,15 @@
 mod builder;
 pub mod cel_cost;
 pub mod defaulting;
+mod enums;
 pub mod k8s_extensions;
 mod markers;
 mod normalize;
 pub mod structural;
+mod union;
 
-pub use builder::{
-    EnumBuilder, EnumRepr, ObjectBuilder, decorate, field, kind_schema, string_enum,
-};
+pub use builder::{ObjectBuilder, decorate, field, kind_schema};
+pub use enums::{EnumBuilder, EnumRepr, string_enum};
 pub use markers::{Lit, Marker, Num, Rule};
 pub use normalize::{COMPACT_OBJECT_META, DECODABLE_DATE_TIME, QUANTITY, resolve};
 
