@@ -21,12 +21,14 @@ mod enums;
 mod markers;
 mod resource;
 mod rules;
+mod serde_attrs;
 
 use enums::enumeration;
 pub use markers::{TyClass, classify};
 use markers::{field, markers};
 pub use resource::plural;
 pub use rules::Deferred;
+use serde_attrs::serde_attrs;
 
 /// Checks the whole model; returns what constants must check about other types.
 pub fn check<'a>(model: &'a Model, errors: &mut Accumulator) -> Deferred<'a> {
@@ -47,6 +49,7 @@ pub fn check<'a>(model: &'a Model, errors: &mut Accumulator) -> Deferred<'a> {
         ));
     }
     type_markers(model, errors);
+    serde_attrs(model, errors);
     match &model.shape {
         Shape::Struct(fields) => fields.iter().for_each(|f| field(f, errors)),
         Shape::Newtype(f) => field(f, errors),

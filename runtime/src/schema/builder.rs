@@ -4,7 +4,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
 use super::markers::{Marker, apply};
-use super::{ERROR_KEY, node_type, record_error, resolve};
+use super::{ERROR_KEY, closed, node_type, record_error, resolve};
 
 /// The schema of a field of type `T`, inlined, so markers see the node's real type.
 pub fn field<T: JsonSchema + ?Sized>(generator: &mut SchemaGenerator) -> Schema {
@@ -45,6 +45,8 @@ pub struct ObjectBuilder {
     /// The `oneOf`/`anyOf` of flattened enums, each as `{"oneOf": [...]}`.
     one_of: Vec<Value>,
     preserve_unknown_fields: bool,
+    /// `#[serde(deny_unknown_fields)]`.
+    closed: bool,
     errors: Vec<String>,
 }
 
@@ -52,6 +54,11 @@ impl ObjectBuilder {
     /// An object with no properties yet.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The type refuses fields it does not declare (`#[serde(deny_unknown_fields)]`).
+    pub fn deny_unknown_fields(&mut self) {
+        self.closed = true;
     }
 
     /// Adds a property under its serialized name.
@@ -88,6 +95,19 @@ impl ObjectBuilder {
                 ));
                 return;
             }
+        }
+        if let Some(values) = object.get("additionalProperties")
+            && !any_value(values)
+        {
+            // The object keeps every unknown field whatever its value (a node cannot have
+            // both properties and typed additionalProperties), so only a map that reads any
+            // value decodes what the apiserver keeps.
+            self.errors.push(
+                "a flattened map collects every unknown field, and the apiserver can only keep \
+                 them untyped beside the declared fields, so values the map's value type cannot \
+                 read would be stored; make the values serde_json::Value"
+                    .into(),
+            );
         }
         if preserves || object.contains_key("additionalProperties") {
             self.preserve_unknown_fields = true;
@@ -145,13 +165,38 @@ impl ObjectBuilder {
         if self.preserve_unknown_fields {
             object.insert("x-kubernetes-preserve-unknown-fields".into(), json!(true));
         }
+        let mut errors = self.errors;
+        if self.closed {
+            if self.preserve_unknown_fields {
+                errors.push(
+                    "#[serde(deny_unknown_fields)] refuses every field the flattened map would \
+                     collect, while the apiserver keeps them; drop one of the two"
+                        .into(),
+                );
+            }
+            closed::mark(&mut object);
+        }
         let mut schema = Schema::from(object);
-        for e in self.errors {
+        for e in errors {
             record_error(&mut schema, e);
         }
         apply(&mut schema, markers);
         schema
     }
+}
+
+/// Whether a schema takes any JSON value (`serde_json::Value`'s).
+fn any_value(schema: &Value) -> bool {
+    let Value::Object(node) = schema else {
+        return schema == &Value::Bool(true);
+    };
+    node.get("x-kubernetes-preserve-unknown-fields") == Some(&json!(true))
+        && node.keys().all(|k| {
+            matches!(
+                k.as_str(),
+                "x-kubernetes-preserve-unknown-fields" | "description" | "nullable"
+            )
+        })
 }
 
 /// The schema of a kind: apiVersion, kind, metadata, spec (required) and status.

@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 
 use super::markers::{Marker, apply};
 use super::union::{merge_property, object_parts, union};
-use super::{node_type, record_error};
+use super::{closed, node_type, record_error};
 
 /// A unit-only enum: a string with the variants' serialized names as its `enum`.
 pub fn string_enum(description: Option<&str>, values: &[&str], markers: &[Marker]) -> Schema {
@@ -47,11 +47,25 @@ pub enum EnumRepr {
 
 /// Builds the structural schema of an enum with data: one object whose properties cover
 /// every variant, with `oneOf` branches that only state which properties each variant
-/// requires, the one shape the apiserver accepts for a union.
+/// requires, the one shape the apiserver accepts for a union. A variant whose type refuses
+/// unknown fields (`#[serde(deny_unknown_fields)]`) also refuses the other variants' fields.
 pub struct EnumBuilder {
     repr: EnumRepr,
-    variants: Vec<(String, Option<Schema>)>,
+    variants: Vec<Variant>,
     open: bool,
+}
+
+/// A variant: the names serde reads it under (the one it writes first, then its aliases),
+/// and its content (`None` for a unit variant).
+struct Variant {
+    names: Vec<String>,
+    content: Option<Schema>,
+}
+
+impl Variant {
+    fn name(&self) -> &str {
+        &self.names[0]
+    }
 }
 
 impl EnumBuilder {
@@ -72,12 +86,26 @@ impl EnumBuilder {
 
     /// Adds a variant under its serialized name; `None` for a unit variant.
     pub fn variant(&mut self, name: &str, content: Option<Schema>) {
-        self.variants.push((name.to_owned(), content));
+        self.variants.push(Variant {
+            names: vec![name.to_owned()],
+            content,
+        });
+    }
+
+    /// Another name serde reads the last variant under (`#[serde(alias = "...")]`).
+    pub fn alias(&mut self, alias: &str) {
+        if let Some(v) = self.variants.last_mut() {
+            v.names.push(alias.to_owned());
+        }
     }
 
     /// The finished node.
     pub fn build(self, description: Option<&str>, markers: &[Marker]) -> Schema {
-        let names: Vec<&str> = self.variants.iter().map(|(n, _)| n.as_str()).collect();
+        let names: Vec<&str> = self
+            .variants
+            .iter()
+            .flat_map(|v| v.names.iter().map(String::as_str))
+            .collect();
         let mut errors = Vec::new();
         let mut node = match self.repr {
             EnumRepr::External => external(&self.variants, &mut errors),
@@ -89,7 +117,7 @@ impl EnumBuilder {
                 let contents = self
                     .variants
                     .iter()
-                    .filter_map(|(_, s)| s.clone())
+                    .filter_map(|v| v.content.clone())
                     .collect();
                 untagged(contents, &mut errors)
             }
@@ -127,77 +155,110 @@ impl EnumBuilder {
     }
 }
 
-fn external(variants: &[(String, Option<Schema>)], errors: &mut Vec<String>) -> Map<String, Value> {
+fn external(variants: &[Variant], errors: &mut Vec<String>) -> Map<String, Value> {
     let mut properties = Map::new();
     let mut one_of = Vec::new();
-    for (name, content) in variants {
-        match content {
-            Some(s) => {
+    for v in variants {
+        if v.content.is_none() {
+            errors.push(format!(
+                "unit variant `{}` serializes as a string while the others are objects",
+                v.name()
+            ));
+        }
+        // serde reads a variant under each of its names, one key per object.
+        for name in &v.names {
+            if let Some(s) = &v.content {
                 properties.insert(name.clone(), s.clone().to_value());
             }
-            None => errors.push(format!(
-                "unit variant `{name}` serializes as a string while the others are objects"
-            )),
+            one_of.push(json!({ "required": [name] }));
         }
-        one_of.push(json!({ "required": [name] }));
     }
     let mut node = Map::new();
     node.insert("type".into(), json!("object"));
     node.insert("properties".into(), Value::Object(properties));
-    if one_of.len() == 1 {
-        node.insert("required".into(), json!([variants[0].0]));
-    } else if !one_of.is_empty() {
-        node.insert("oneOf".into(), Value::Array(one_of));
+    match one_of.as_mut_slice() {
+        [] => {}
+        [only] => {
+            node.insert("required".into(), only["required"].take());
+        }
+        _ => {
+            node.insert("oneOf".into(), Value::Array(one_of));
+        }
     }
     node
+}
+
+/// The fields of an object variant's content: all of them, and the required ones.
+struct Fields {
+    names: Vec<String>,
+    required: Vec<Value>,
 }
 
 fn internal(
     tag: &str,
     names: &[&str],
-    variants: &[(String, Option<Schema>)],
+    variants: &[Variant],
     errors: &mut Vec<String>,
 ) -> Map<String, Value> {
     let mut properties = Map::new();
     properties.insert(tag.into(), json!({"type": "string", "enum": names}));
-    let mut one_of = Vec::new();
     let mut preserve = false;
-    for (name, content) in variants {
-        let mut required = vec![json!(tag)];
-        if let Some(schema) = content {
-            let Some((fields, variant_required)) = object_parts(schema) else {
+    let mut contents: Vec<Option<Fields>> = Vec::new();
+    for v in variants {
+        let Some(schema) = &v.content else {
+            contents.push(None);
+            continue;
+        };
+        let Some((fields, required)) = object_parts(schema) else {
+            errors.push(format!(
+                "variant `{}` of an internally tagged enum must serialize as an object",
+                v.name()
+            ));
+            contents.push(None);
+            continue;
+        };
+        preserve |= keeps_unknown_fields(schema);
+        let mut names = Vec::new();
+        for (field, s) in fields {
+            if field == tag {
                 errors.push(format!(
-                    "variant `{name}` of an internally tagged enum must serialize as an object"
+                    "variant `{}` has a field named like the tag `{tag}`",
+                    v.name()
                 ));
                 continue;
-            };
-            if schema.get("x-kubernetes-preserve-unknown-fields") == Some(&json!(true))
-                || schema.get("additionalProperties").is_some()
-            {
-                preserve = true;
             }
-            for (field, s) in fields {
-                if field == tag {
-                    errors.push(format!(
-                        "variant `{name}` has a field named like the tag `{tag}`"
-                    ));
-                    continue;
-                }
-                merge_property(&mut properties, field, s, errors);
-            }
-            required.extend(variant_required);
+            names.push(field.clone());
+            merge_property(&mut properties, field, s, errors);
         }
-        one_of.push(json!({"properties": {tag: {"enum": [name]}}, "required": required}));
+        contents.push(Some(Fields { names, required }));
+    }
+    let all: Vec<String> = properties.keys().filter(|k| *k != tag).cloned().collect();
+    closed::check_union(
+        variants.iter().map(|v| v.content.as_ref()),
+        preserve,
+        errors,
+    );
+    let mut one_of = Vec::new();
+    for (v, fields) in variants.iter().zip(&contents) {
+        let mut branch = Map::new();
+        branch.insert("properties".into(), json!({tag: {"enum": v.names}}));
+        let mut required = vec![json!(tag)];
+        if let Some(f) = fields {
+            required.extend(f.required.iter().cloned());
+            if let Some(refusal) = refusal(v.content.as_ref(), &all, &f.names) {
+                branch.insert("not".into(), refusal);
+            }
+        }
+        branch.insert("required".into(), Value::Array(required));
+        one_of.push(Value::Object(branch));
     }
     let mut node = Map::new();
     node.insert("type".into(), json!("object"));
     node.insert("properties".into(), Value::Object(properties));
     node.insert("required".into(), json!([tag]));
-    if one_of.len() > 1
-        || one_of
-            .iter()
-            .any(|b| b["required"].as_array().is_some_and(|r| r.len() > 1))
-    {
+    let says_more =
+        |b: &Value| b.get("not").is_some() || b["required"].as_array().is_some_and(|r| r.len() > 1);
+    if one_of.len() > 1 || one_of.iter().any(says_more) {
         node.insert("oneOf".into(), Value::Array(one_of));
     }
     if preserve {
@@ -206,33 +267,73 @@ fn internal(
     node
 }
 
+/// Whether a variant's content keeps fields its schema does not declare.
+fn keeps_unknown_fields(schema: &Schema) -> bool {
+    schema.get("x-kubernetes-preserve-unknown-fields") == Some(&json!(true))
+        || schema.get("additionalProperties").is_some()
+}
+
+/// For a variant whose type refuses unknown fields: the constraint refusing the fields of
+/// `all` that are not its own.
+fn refusal(content: Option<&Schema>, all: &[String], own: &[String]) -> Option<Value> {
+    let content = content?;
+    if !closed::is_closed(content.as_value()) {
+        return None;
+    }
+    let others: Vec<&String> = all.iter().filter(|f| !own.contains(f)).collect();
+    closed::refusing(&others)
+}
+
 fn adjacent(
     tag: &str,
     content: &str,
     names: &[&str],
-    variants: &[(String, Option<Schema>)],
+    variants: &[Variant],
     errors: &mut Vec<String>,
 ) -> Map<String, Value> {
     let mut properties = Map::new();
     properties.insert(tag.into(), json!({"type": "string", "enum": names}));
-    let contents: Vec<Schema> = variants.iter().filter_map(|(_, s)| s.clone()).collect();
+    let contents: Vec<Schema> = variants.iter().filter_map(|v| v.content.clone()).collect();
+    let union_node = (!contents.is_empty()).then(|| union(contents.clone(), errors));
+    let all: Vec<String> = union_node
+        .as_ref()
+        .and_then(|u| u.get("properties"))
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default();
+    if let Some(u) = &union_node {
+        let preserve = u.get("x-kubernetes-preserve-unknown-fields") == Some(&json!(true));
+        closed::check_union(
+            variants.iter().map(|v| v.content.as_ref()),
+            preserve,
+            errors,
+        );
+    }
     let mut one_of = Vec::new();
-    for (name, schema) in variants {
+    for v in variants {
         let mut branch_properties = Map::new();
-        branch_properties.insert(tag.into(), json!({"enum": [name]}));
+        branch_properties.insert(tag.into(), json!({"enum": v.names}));
         let mut required = vec![json!(tag)];
         let mut branch = Map::new();
-        match schema {
+        match &v.content {
             Some(schema) => {
                 required.push(json!(content));
-                if let Some((_, r)) = object_parts(schema)
-                    && !r.is_empty()
-                {
-                    branch_properties.insert(content.into(), json!({"required": r}));
+                let mut content_branch = Map::new();
+                if let Some((own, r)) = object_parts(schema) {
+                    if !r.is_empty() {
+                        content_branch.insert("required".into(), Value::Array(r));
+                    }
+                    let own: Vec<String> = own.keys().cloned().collect();
+                    if let Some(refusal) = refusal(Some(schema), &all, &own) {
+                        content_branch.insert("not".into(), refusal);
+                    }
+                }
+                if !content_branch.is_empty() {
+                    branch_properties.insert(content.into(), Value::Object(content_branch));
                 }
             }
             // serde refuses content for a unit variant.
-            None if !contents.is_empty() => {
+            None if union_node.is_some() => {
                 branch.insert("not".into(), json!({"required": [content]}));
             }
             None => {}
@@ -241,8 +342,8 @@ fn adjacent(
         branch.insert("required".into(), Value::Array(required));
         one_of.push(Value::Object(branch));
     }
-    if !contents.is_empty() {
-        properties.insert(content.into(), Value::Object(union(contents, errors)));
+    if let Some(u) = union_node {
+        properties.insert(content.into(), Value::Object(u));
     }
     let mut node = Map::new();
     node.insert("type".into(), json!("object"));
@@ -254,50 +355,74 @@ fn adjacent(
 
 /// An untagged enum: the [`union`] of its variants, where object variants also keep what
 /// each requires. serde tries the variants in order and takes the first that decodes, so an
-/// object decodes exactly when it has every field some variant requires: `anyOf` those
-/// requirements (not `oneOf`: an object that satisfies two variants decodes as the first).
-/// A variant that requires nothing decodes every object, and then no requirement is added.
+/// object decodes exactly when some variant takes it: it has every field the variant
+/// requires and, if the variant refuses unknown fields, no other: `anyOf` those branches
+/// (not `oneOf`: an object that satisfies two variants decodes as the first). A variant
+/// that requires nothing and refuses nothing decodes every object, and then no branch is
+/// added.
 fn untagged(schemas: Vec<Schema>, errors: &mut Vec<String>) -> Map<String, Value> {
-    let mut requirements: Vec<Value> = Vec::new();
-    let mut unconditional = false;
+    let mut node = union(schemas.clone(), errors);
+    if node_type(&node) != Some("object") {
+        return node;
+    }
+    let all: Vec<String> = node
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default();
+    let mut branches: Vec<Map<String, Value>> = Vec::new();
     for s in &schemas {
-        match object_parts(s) {
-            Some((_, required)) if required.is_empty() => unconditional = true,
-            Some((_, required)) => {
-                let branch = json!({ "required": required });
-                if !requirements.contains(&branch) {
-                    requirements.push(branch);
-                }
-            }
-            None => {}
+        let Some((own, required)) = object_parts(s) else {
+            continue;
+        };
+        let mut branch = Map::new();
+        if !required.is_empty() {
+            branch.insert("required".into(), Value::Array(required));
+        }
+        let own: Vec<String> = own.keys().cloned().collect();
+        if let Some(refusal) = refusal(Some(s), &all, &own) {
+            branch.insert("not".into(), refusal);
+        }
+        if branch.is_empty() {
+            // This variant takes every object.
+            return node;
+        }
+        if !branches.contains(&branch) {
+            branches.push(branch);
         }
     }
-    // A branch that requires more than another adds nothing to the anyOf.
-    let fields =
-        |b: &Value| -> Vec<Value> { b["required"].as_array().cloned().unwrap_or_default() };
-    let minimal: Vec<Value> = requirements
+    // A branch that only requires more than another, which refuses nothing, adds nothing.
+    let required = |b: &Map<String, Value>| -> Vec<Value> {
+        b.get("required")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let minimal: Vec<Map<String, Value>> = branches
         .iter()
         .filter(|b| {
-            let mine = fields(b);
-            !requirements.iter().any(|other| {
-                let theirs = fields(other);
-                theirs.len() < mine.len() && theirs.iter().all(|f| mine.contains(f))
+            let mine = required(b);
+            !branches.iter().any(|other| {
+                let theirs = required(other);
+                !other.contains_key("not")
+                    && other != *b
+                    && theirs.len() <= mine.len()
+                    && theirs.iter().all(|f| mine.contains(f))
             })
         })
         .cloned()
         .collect();
-    let mut node = union(schemas, errors);
-    if unconditional || node_type(&node) != Some("object") {
-        return node;
-    }
     match minimal.as_slice() {
         [] => {}
         [only] => {
-            // Every variant requires at least these: they are simply required.
-            node.insert("required".into(), json!(fields(only)));
+            // Every object that decodes satisfies this one branch: it holds at the node.
+            node.extend(only.clone());
         }
         _ => {
-            node.insert("anyOf".into(), Value::Array(minimal));
+            node.insert(
+                "anyOf".into(),
+                Value::Array(minimal.into_iter().map(Value::Object).collect()),
+            );
         }
     }
     node
