@@ -22,6 +22,7 @@
 //! ```
 
 pub mod cel;
+pub(crate) mod decode;
 pub mod field;
 pub mod formats;
 pub mod gofmt;
@@ -32,16 +33,22 @@ mod netfmt;
 mod numbers;
 pub mod objectmeta;
 pub mod openapi;
+mod raw;
+pub(crate) mod request;
 pub mod schema;
 mod values;
 
 use serde_json::Value;
 
+pub use decode::FieldValidation;
 pub use field::{BadValue, ErrorType, FieldError, NIL_PATH, aggregate, invalid_message};
 #[cfg(feature = "webhook")]
 pub(crate) use local::check as check_locally;
-pub use local::{Invalid, Validate, ValidateError};
+pub use local::{Invalid, Refusal, Validate, ValidateError};
 pub use names::NameRule;
+pub use raw::{
+    Accepted, validate_json, validate_json_status_update, validate_json_update, validate_yaml,
+};
 pub use schema::Schema;
 
 use crate::resource::ScaleInfo;
