@@ -9,6 +9,9 @@ use kubegen::prelude::*;
 use kubegen::schema::structural;
 use serde_json::{Value, json};
 
+#[path = "schema/serde_reads.rs"]
+mod serde_reads;
+
 fn schema<T: JsonSchema>() -> Value {
     kubegen::schema::schema_for::<T>().to_value()
 }
