@@ -19,6 +19,9 @@ mod cel_kinds;
 mod cel_rule_kinds;
 #[path = "conformance/kinds.rs"]
 mod kinds;
+#[path = "common/reads.rs"]
+#[allow(dead_code)]
+mod reads;
 #[path = "conformance/runner.rs"]
 mod runner;
 #[path = "conformance/script.rs"]

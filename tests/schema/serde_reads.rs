@@ -10,6 +10,8 @@ use kubegen::validation::{FieldValidation, ValidateError, validate_json};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use crate::reads::{Bound, ClosedEndpoint, ClosedShape, ClosedStep, Limits};
+
 /// Whether the apiserver would accept `spec` in a `K`, and whether what it would store
 /// decodes into `K`; a refused object's own decoding instead.
 fn verdict<K: CustomResource + DeserializeOwned>(spec: Value) -> (bool, bool) {
@@ -147,60 +149,15 @@ fn defaults_and_examples_serde_cannot_read_are_refused_by_crd() {
     );
 }
 
-/// Internally tagged, refusing unknown fields.
-#[derive(ApiType, Clone, Debug, Serialize, Deserialize)]
-#[serde(tag = "type", deny_unknown_fields)]
-pub enum Step {
-    Scale {
-        replicas: i32,
-    },
-    Label {
-        key: String,
-        #[serde(default)]
-        overwrite: bool,
-    },
-    Pause,
-}
-
-/// Untagged, refusing unknown fields.
-#[derive(ApiType, Clone, Debug, Serialize, Deserialize)]
-#[serde(untagged, deny_unknown_fields)]
-pub enum Endpoint {
-    Host { host: String, port: u16 },
-    Path { path: String },
-}
-
-/// Adjacently tagged, refusing unknown fields.
-#[derive(ApiType, Clone, Debug, Serialize, Deserialize)]
-#[serde(tag = "t", content = "c", deny_unknown_fields)]
-pub enum Wrapped {
-    A { x: i32 },
-    B { y: i32 },
-}
-
-#[derive(ApiType, Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Limits {
-    pub max: u32,
-}
-
-/// Internally tagged, one variant's type refusing unknown fields.
-#[derive(ApiType, Clone, Debug, Serialize, Deserialize)]
-#[serde(tag = "kind")]
-pub enum Bound {
-    Limited(Limits),
-    Open { note: Option<String> },
-}
-
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
 #[resource(group = "serde.kubegen.dev", version = "v1", kind = "Closed")]
 pub struct ClosedSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub step: Option<Step>,
+    pub shape: Option<ClosedShape>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub endpoint: Option<Endpoint>,
+    pub endpoint: Option<ClosedEndpoint>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub wrapped: Option<Wrapped>,
+    pub step: Option<ClosedStep>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bound: Option<Bound>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -211,30 +168,35 @@ pub struct ClosedSpec {
 fn a_variant_that_refuses_unknown_fields_refuses_the_other_variants_fields() {
     for (spec, expected) in [
         (
-            json!({"step": {"type": "Scale", "replicas": 1}}),
+            json!({"shape": {"type": "Circle", "radiusM": 1}}),
             (true, true),
         ),
         (
-            json!({"step": {"type": "Scale", "replicas": 1, "key": "k"}}),
+            json!({"shape": {"type": "Circle", "radiusM": 1, "side": 2}}),
             (false, false),
         ),
         // serde reads a unit variant whatever fields come with it.
-        (json!({"step": {"type": "Pause", "key": "k"}}), (true, true)),
-        (json!({"endpoint": {"host": "h", "port": 1}}), (true, true)),
-        (json!({"endpoint": {"path": "/p"}}), (true, true)),
+        (json!({"shape": {"type": "Empty", "side": 2}}), (true, true)),
         (
-            json!({"endpoint": {"path": "/p", "port": 1}}),
-            (false, false),
+            json!({"shape": {"type": "Box", "side": 1, "height": 2}}),
+            (true, true),
         ),
+        (json!({"endpoint": {"host": "h", "port": 1}}), (true, true)),
+        (json!({"endpoint": {"path": "/p", "port": 1}}), (true, true)),
         (
             json!({"endpoint": {"host": "h", "port": 1, "path": "/p"}}),
             (false, false),
         ),
-        (json!({"wrapped": {"t": "A", "c": {"x": 1}}}), (true, true)),
+        (json!({"endpoint": {"host": "h"}}), (false, false)),
         (
-            json!({"wrapped": {"t": "A", "c": {"x": 1, "y": 2}}}),
+            json!({"step": {"kind": "Scale", "with": {"replicas": 1}}}),
+            (true, true),
+        ),
+        (
+            json!({"step": {"kind": "Scale", "with": {"replicas": 1, "key": "k"}}}),
             (false, false),
         ),
+        (json!({"step": {"kind": "Pause"}}), (true, true)),
         (
             json!({"bound": {"kind": "Limited", "max": 1}}),
             (true, true),
@@ -245,7 +207,10 @@ fn a_variant_that_refuses_unknown_fields_refuses_the_other_variants_fields() {
         ),
         (json!({"bound": {"kind": "Open", "max": 1}}), (true, true)),
         // Outside a union the apiserver prunes what a type does not declare.
-        (json!({"limits": {"max": 1, "min": 0}}), (true, true)),
+        (
+            json!({"limits": {"max": 1, "min": 0, "other": 2}}),
+            (true, true),
+        ),
     ] {
         assert_eq!(verdict::<Closed>(spec.clone()), expected, "{spec}");
     }

@@ -10,6 +10,7 @@ mod ownership;
 mod reads;
 mod scalars;
 mod selectors;
+mod serde_reads;
 mod unions;
 mod writes;
 
@@ -43,6 +44,12 @@ pub const RULEDS: Res = Res {
     plural: "ruleds",
     namespaced: true,
 };
+pub const READINGS: Res = Res {
+    group: GROUP,
+    version: "v1",
+    plural: "readings",
+    namespaced: true,
+};
 pub const GLOBALS: Res = Res {
     group: GROUP,
     version: "v1",
@@ -66,6 +73,7 @@ pub fn all() -> Vec<Case> {
         scalars::cases(),
         collections::cases(),
         unions::cases(),
+        serde_reads::cases(),
         writes::cases(),
         reads::cases(),
         selectors::cases(),
