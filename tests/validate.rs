@@ -213,6 +213,10 @@ fn an_update_is_checked_against_the_old_object() {
 #[kubegen::test]
 async fn local_verdicts_match_the_servers(e: TestEnv) {
     let parts = e.client.parts(&e.namespace);
+    let dry_run = PostParams {
+        dry_run: true,
+        ..Default::default()
+    };
     for (name, size, code) in [
         ("a", 3, "abc"),
         ("b", 11, "abc"),
@@ -221,31 +225,14 @@ async fn local_verdicts_match_the_servers(e: TestEnv) {
     ] {
         let object = part(name, size, code);
         let local = object.validate();
-        let served = parts
-            .create_with(
-                &PostParams {
-                    dry_run: true,
-                    ..Default::default()
-                },
-                &object,
-            )
-            .await;
+        let served = parts.create_with(&dry_run, &object).await;
         compare(name, local, served.map(|_| ()));
     }
     let mut generated = part("", 3, "abc");
     generated.metadata.name = None;
     generated.metadata.generate_name = Some("part-".into());
     generated.validate().unwrap();
-    let served = parts
-        .create_with(
-            &PostParams {
-                dry_run: true,
-                ..Default::default()
-            },
-            &generated,
-        )
-        .await
-        .unwrap();
+    let served = parts.create_with(&dry_run, &generated).await.unwrap();
     assert!(served.metadata.name.unwrap().starts_with("part-"));
 }
 

@@ -8,6 +8,20 @@ use std::collections::BTreeMap;
 use kubegen::prelude::*;
 use serde_json::Value;
 
+/// Every union of types that refuse unknown fields, each optional; kinds flatten it into
+/// their specs.
+#[derive(ApiType, Clone, Debug, Serialize, Deserialize)]
+pub struct ClosedUnions {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<ClosedShape>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<ClosedEndpoint>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<ClosedStep>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bound: Option<Bound>,
+}
+
 /// A string enum with a variant serde never reads (it is not in the schema) and aliases.
 #[derive(ApiType, Clone, Debug, Serialize, Deserialize)]
 pub enum Pace {

@@ -9,7 +9,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, T
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kubegen::prelude::*;
 
-use crate::reads::{Bound, ClosedEndpoint, ClosedShape, ClosedStep, OpenLabels, Pace, Tuning};
+use crate::reads::{ClosedUnions, OpenLabels, Pace, Tuning};
 
 /// Scalars: every bound, length, pattern, enum and format marker, int-or-string, Quantity,
 /// Time, nullable and defaulted fields. Status and scale subresources.
@@ -297,14 +297,9 @@ pub struct SelectableSpec {
 pub struct ReadingSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pace: Option<Pace>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shape: Option<ClosedShape>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub endpoint: Option<ClosedEndpoint>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub step: Option<ClosedStep>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bound: Option<Bound>,
+    /// Unions of types that refuse unknown fields.
+    #[serde(flatten)]
+    pub unions: ClosedUnions,
     #[serde(alias = "oldName", default, skip_serializing_if = "Option::is_none")]
     pub new_name: Option<String>,
     #[serde(flatten)]

@@ -12,9 +12,7 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kubegen::prelude::*;
 use serde_json::Value;
 
-use crate::common::reads::{
-    Bound, ClosedEndpoint, ClosedShape, ClosedStep, Limits, OpenLabels, Pace, Tuning,
-};
+use crate::common::reads::{ClosedUnions, Limits, OpenLabels, Pace, Tuning};
 
 /// Every way serde writes an enum.
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
@@ -358,14 +356,9 @@ pub struct ReadsSpec {
     #[default(Pace::Slow)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback: Option<Pace>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shape: Option<ClosedShape>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub endpoint: Option<ClosedEndpoint>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub step: Option<ClosedStep>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bound: Option<Bound>,
+    /// Unions of types that refuse unknown fields.
+    #[serde(flatten)]
+    pub unions: ClosedUnions,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<Limits>,
     /// Read under its old name too; the schema has the new one.

@@ -10,7 +10,7 @@ use kubegen::validation::{FieldValidation, ValidateError, validate_json};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::reads::{Bound, ClosedEndpoint, ClosedShape, ClosedStep, Limits};
+use crate::reads::{ClosedUnions, Limits};
 
 /// Whether the apiserver would accept `spec` in a `K`, and whether what it would store
 /// decodes into `K`; a refused object's own decoding instead.
@@ -152,14 +152,9 @@ fn defaults_and_examples_serde_cannot_read_are_refused_by_crd() {
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
 #[resource(group = "serde.kubegen.dev", version = "v1", kind = "Closed")]
 pub struct ClosedSpec {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shape: Option<ClosedShape>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub endpoint: Option<ClosedEndpoint>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub step: Option<ClosedStep>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bound: Option<Bound>,
+    /// Unions of types that refuse unknown fields.
+    #[serde(flatten)]
+    pub unions: ClosedUnions,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<Limits>,
 }

@@ -267,6 +267,14 @@ fn internal(
     node
 }
 
+/// The names of an object node's properties.
+fn property_names(node: &Map<String, Value>) -> Vec<String> {
+    node.get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
 /// Whether a variant's content keeps fields its schema does not declare.
 fn keeps_unknown_fields(schema: &Schema) -> bool {
     schema.get("x-kubernetes-preserve-unknown-fields") == Some(&json!(true))
@@ -295,12 +303,7 @@ fn adjacent(
     properties.insert(tag.into(), json!({"type": "string", "enum": names}));
     let contents: Vec<Schema> = variants.iter().filter_map(|v| v.content.clone()).collect();
     let union_node = (!contents.is_empty()).then(|| union(contents.clone(), errors));
-    let all: Vec<String> = union_node
-        .as_ref()
-        .and_then(|u| u.get("properties"))
-        .and_then(Value::as_object)
-        .map(|p| p.keys().cloned().collect())
-        .unwrap_or_default();
+    let all = union_node.as_ref().map(property_names).unwrap_or_default();
     if let Some(u) = &union_node {
         let preserve = u.get("x-kubernetes-preserve-unknown-fields") == Some(&json!(true));
         closed::check_union(
@@ -365,11 +368,7 @@ fn untagged(schemas: Vec<Schema>, errors: &mut Vec<String>) -> Map<String, Value
     if node_type(&node) != Some("object") {
         return node;
     }
-    let all: Vec<String> = node
-        .get("properties")
-        .and_then(Value::as_object)
-        .map(|p| p.keys().cloned().collect())
-        .unwrap_or_default();
+    let all = property_names(&node);
     let mut branches: Vec<Map<String, Value>> = Vec::new();
     for s in &schemas {
         let Some((own, required)) = object_parts(s) else {

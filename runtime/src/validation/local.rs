@@ -122,15 +122,7 @@ impl Refusal {
 
     /// The `Status` the apiserver answers with.
     pub fn to_status(&self) -> Value {
-        json!({
-            "kind": "Status",
-            "apiVersion": "v1",
-            "metadata": {},
-            "status": "Failure",
-            "message": self.message,
-            "reason": self.reason,
-            "code": self.code,
-        })
+        failure(self.code, self.reason, &self.message, None)
     }
 }
 
@@ -163,17 +155,25 @@ impl Invalid {
         if !self.name.is_empty() {
             details["name"] = json!(self.name);
         }
-        json!({
-            "kind": "Status",
-            "apiVersion": "v1",
-            "metadata": {},
-            "status": "Failure",
-            "message": self.to_string(),
-            "reason": "Invalid",
-            "details": details,
-            "code": 422,
-        })
+        failure(422, "Invalid", &self.to_string(), Some(details))
     }
+}
+
+/// A failure `Status` as the apiserver writes it.
+fn failure(code: u16, reason: &str, message: &str, details: Option<Value>) -> Value {
+    let mut status = json!({
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": reason,
+        "code": code,
+    });
+    if let Some(details) = details {
+        status["details"] = details;
+    }
+    status
 }
 
 impl fmt::Display for Invalid {
