@@ -1,10 +1,9 @@
 //! Validation without a server: `obj.validate()` and `obj.validate_update(&old)` on every
 //! kind give the verdict the apiserver would give the object — the same field errors, in the
 //! same `Invalid` shape — so unit tests and admission webhooks can ask before anything is
-//! sent. What a server fills in is assumed: a namespaced object without a namespace is
-//! checked as if created in `default`, and an update carries the old object's uid, creation
-//! time and resourceVersion when the new one lacks them. (`tests/validate.rs` runs this
-//! example and more.)
+//! sent. They run what [`validate_json`](super::validate_json) runs on raw objects, on what
+//! the type serializes to (see there for what a server fills in). (`tests/validate.rs` runs
+//! this example and more.)
 //!
 //! ```ignore
 //! use kubegen::prelude::*;

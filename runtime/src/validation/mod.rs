@@ -8,6 +8,11 @@
 //! that tells they were skipped. Errors are apimachinery's [`FieldError`]s;
 //! [`invalid_message`] builds the `Invalid` status message from them.
 //!
+//! Around it, what the apiserver does to a request before its strategy runs: the body
+//! decoded (`decode`), named, stripped and defaulted (`request`). [`Validate`] runs the whole
+//! of it on a kind's typed objects, [`validate_json`] and [`validate_yaml`] on raw ones, and the
+//! in-memory server on every write.
+//!
 //! ```
 //! use kubegen_runtime::validation::ResourceValidator;
 //! use serde_json::json;

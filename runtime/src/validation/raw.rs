@@ -13,6 +13,7 @@
 //! namespace), carrying its uid, creation time and resourceVersion when the new one lacks
 //! them.
 
+use std::cell::OnceCell;
 use std::sync::Arc;
 
 use serde::Deserialize;
@@ -145,16 +146,20 @@ fn decode(
             info.kind, &data, &why,
         )));
     }
-    let versions: Vec<(&str, Arc<Prepared>)> = registry::registered()
-        .into_iter()
-        .filter(|i| i.group == info.group && i.kind == info.kind && i.version != info.version)
-        .filter_map(|i| Some((i.version, local::prepared(i).ok()?)))
-        .collect();
+    // The kind's other versions, looked up only for a body that names one.
+    let others: OnceCell<Vec<(&str, Arc<Prepared>)>> = OnceCell::new();
     let schema = |version: &str| {
         if version == info.version {
             return Some(&prepared.schema);
         }
-        versions
+        others
+            .get_or_init(|| {
+                registry::registered()
+                    .into_iter()
+                    .filter(|i| i.group == info.group && i.kind == info.kind)
+                    .filter_map(|i| Some((i.version, local::prepared(i).ok()?)))
+                    .collect()
+            })
             .iter()
             .find(|(v, _)| *v == version)
             .map(|(_, p)| &p.schema)
