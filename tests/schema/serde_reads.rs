@@ -54,10 +54,25 @@ pub enum Shape {
     Blob { size: u32 },
 }
 
+/// Externally tagged: an alias is one more key an object may hold instead.
+#[derive(ApiType, Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Probe {
+    #[serde(alias = "httpGet")]
+    Http {
+        path: String,
+    },
+    Exec {
+        command: String,
+    },
+}
+
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
 #[resource(group = "serde.kubegen.dev", version = "v1", kind = "Paced")]
 pub struct PacedSpec {
     pub pace: Pace,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<Probe>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shape: Option<Shape>,
     #[serde(alias = "oldName", default, skip_serializing_if = "Option::is_none")]
@@ -84,6 +99,12 @@ fn variants_serde_never_reads_are_left_out_and_aliases_are_in() {
     );
     assert_eq!(
         verdict::<Paced>(json!({"pace": "Slow", "shape": {"type": "Blob", "size": 1}})),
+        (false, false)
+    );
+    let probe = |p: Value| verdict::<Paced>(json!({"pace": "Slow", "probe": p}));
+    assert_eq!(probe(json!({"httpGet": {"path": "/"}})), (true, true));
+    assert_eq!(
+        probe(json!({"http": {"path": "/"}, "httpGet": {"path": "/"}})),
         (false, false)
     );
 }
