@@ -21,6 +21,9 @@ mod cel_rule_kinds;
 mod kinds;
 #[path = "conformance/pattern_kinds.rs"]
 mod pattern_kinds;
+#[path = "common/reads.rs"]
+#[allow(dead_code)]
+mod reads;
 #[path = "conformance/runner.rs"]
 mod runner;
 #[path = "conformance/script.rs"]

@@ -7,7 +7,7 @@ mod common;
 mod kinds;
 
 use common::api::{Gadget, Plain};
-use kinds::{Collections, Scalars, Unions};
+use kinds::{Collections, Reads, Scalars, Unions};
 use kubegen::testing::TestEnv;
 use kubegen::testing::generate::{Check, check_accepted};
 
@@ -24,6 +24,7 @@ async fn every_kind(client: &kube::Client, ns: &str, concurrency: usize) {
         check_accepted::<Unions>(client, ns, &check).await,
         check_accepted::<Scalars>(client, ns, &check).await,
         check_accepted::<Collections>(client, ns, &check).await,
+        check_accepted::<Reads>(client, ns, &check).await,
     ];
     let failures: Vec<String> = results
         .into_iter()

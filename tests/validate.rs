@@ -7,6 +7,9 @@ use kubegen::prelude::*;
 use kubegen::testing::TestEnv;
 use kubegen::validation::ValidateError;
 
+#[path = "validate/raw.rs"]
+mod raw;
+
 /// A kind with bounds, a pattern and a default.
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
 #[resource(group = "validate.kubegen.dev", version = "v1", kind = "Part")]
@@ -196,6 +199,14 @@ fn metadata_is_checked_as_the_apiserver_checks_it() {
         invalid.causes[0].to_string(),
         "metadata.name: Required value: name or generateName is required"
     );
+    // A create names an object from its generateName before validating it.
+    unnamed.metadata.generate_name = Some("part-".into());
+    unnamed.validate().unwrap();
+    unnamed.metadata.generate_name = Some("Part-".into());
+    let invalid = unnamed.validate().unwrap_err().into_invalid().unwrap();
+    let fields: Vec<&str> = invalid.causes.iter().map(|c| c.field.as_str()).collect();
+    assert_eq!(fields, ["metadata.generateName", "metadata.name"]);
+    assert!(invalid.name.starts_with("Part-"), "{}", invalid.name);
 }
 
 #[test]
@@ -213,6 +224,10 @@ fn an_update_is_checked_against_the_old_object() {
 #[kubegen::test]
 async fn local_verdicts_match_the_servers(e: TestEnv) {
     let parts = e.client.parts(&e.namespace);
+    let dry_run = PostParams {
+        dry_run: true,
+        ..Default::default()
+    };
     for (name, size, code) in [
         ("a", 3, "abc"),
         ("b", 11, "abc"),
@@ -221,17 +236,15 @@ async fn local_verdicts_match_the_servers(e: TestEnv) {
     ] {
         let object = part(name, size, code);
         let local = object.validate();
-        let served = parts
-            .create_with(
-                &PostParams {
-                    dry_run: true,
-                    ..Default::default()
-                },
-                &object,
-            )
-            .await;
+        let served = parts.create_with(&dry_run, &object).await;
         compare(name, local, served.map(|_| ()));
     }
+    let mut generated = part("", 3, "abc");
+    generated.metadata.name = None;
+    generated.metadata.generate_name = Some("part-".into());
+    generated.validate().unwrap();
+    let served = parts.create_with(&dry_run, &generated).await.unwrap();
+    assert!(served.metadata.name.unwrap().starts_with("part-"));
 }
 
 // Pattern verdicts, local and served, are Go's.

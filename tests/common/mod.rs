@@ -2,6 +2,8 @@
 //! runs on come from `#[kubegen::test]` (see `kubegen::testing::backend`).
 #![allow(dead_code)]
 
+pub mod reads;
+
 pub mod api {
     use kubegen::prelude::*;
 

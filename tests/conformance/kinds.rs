@@ -9,6 +9,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, T
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kubegen::prelude::*;
 
+use crate::reads::{ClosedUnions, OpenLabels, Pace, Tuning};
+
 /// Scalars: every bound, length, pattern, enum and format marker, int-or-string, Quantity,
 /// Time, nullable and defaulted fields. Status and scale subresources.
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
@@ -340,4 +342,24 @@ pub mod versioned {
             pub extra: Option<String>,
         }
     }
+}
+
+/// serde attributes that change what serde reads (the decode suite's types): a variant
+/// serde never reads and aliases, unions of types that refuse unknown fields, a field alias,
+/// a flattened optional struct and a flattened map.
+#[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+#[resource(group = "conformance.kubegen.dev", version = "v1", kind = "Reading")]
+#[serde(rename_all = "camelCase")]
+pub struct ReadingSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pace: Option<Pace>,
+    /// Unions of types that refuse unknown fields.
+    #[serde(flatten)]
+    pub unions: ClosedUnions,
+    #[serde(alias = "oldName", default, skip_serializing_if = "Option::is_none")]
+    pub new_name: Option<String>,
+    #[serde(flatten)]
+    pub tuning: Option<Tuning>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels: Option<OpenLabels>,
 }

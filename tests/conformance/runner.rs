@@ -94,8 +94,10 @@ impl Run<'_> {
                 let object = object.as_deref().map(|o| self.fill(o));
                 let payload = match body {
                     super::script::Payload::Json(v) => {
+                        // The apiserver cuts the prefix to 58 bytes before adding five characters.
                         if let Some(prefix) = v["metadata"]["generateName"].as_str() {
-                            self.generate_names.push(prefix.to_owned());
+                            let cut = prefix.get(..58).unwrap_or(prefix);
+                            self.generate_names.push(cut.to_owned());
                         }
                         let filled = self.fill_body(object.as_deref().unwrap_or(&path), v);
                         serde_json::to_vec(&filled).unwrap_or_default()

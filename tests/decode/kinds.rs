@@ -12,6 +12,8 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kubegen::prelude::*;
 use serde_json::Value;
 
+use crate::common::reads::{ClosedUnions, Limits, OpenLabels, Pace, Tuning};
+
 /// Every way serde writes an enum.
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
 #[resource(group = "decode.kubegen.dev", version = "v1", kind = "Unions")]
@@ -340,4 +342,37 @@ pub struct CollectionsStatus {
     pub observed: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_seen: Option<Time>,
+}
+
+/// serde attributes that change what serde reads, each followed by the schema: a variant
+/// serde never reads, aliases, types that refuse unknown fields inside unions, fields read
+/// but not written and written but not read, a flattened optional struct and a flattened map.
+#[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+#[resource(group = "decode.kubegen.dev", version = "v1", kind = "Reads")]
+#[serde(rename_all = "camelCase")]
+pub struct ReadsSpec {
+    pub mode: Pace,
+    /// The default is a value serde reads.
+    #[default(Pace::Slow)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<Pace>,
+    /// Unions of types that refuse unknown fields.
+    #[serde(flatten)]
+    pub unions: ClosedUnions,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<Limits>,
+    /// Read under its old name too; the schema has the new one.
+    #[serde(alias = "oldName", default, skip_serializing_if = "Option::is_none")]
+    pub new_name: Option<String>,
+    /// Written, never read.
+    #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<i64>,
+    /// Read, never written.
+    #[serde(skip_serializing, default)]
+    pub token: Option<String>,
+    /// Its fields join the spec's; serde reads `None` unless all of them decode.
+    #[serde(flatten)]
+    pub tuning: Option<Tuning>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels: Option<OpenLabels>,
 }

@@ -24,12 +24,14 @@ mod pattern;
 mod resource;
 mod rules;
 mod selectable;
+mod serde_attrs;
 
 use enums::enumeration;
 pub use markers::{TyClass, classify};
 use markers::{field, markers};
 pub use resource::plural;
 pub use rules::Deferred;
+use serde_attrs::serde_attrs;
 
 /// Checks the whole model; returns what constants must check about other types.
 pub fn check<'a>(model: &'a Model, errors: &mut Accumulator) -> Deferred<'a> {
@@ -50,6 +52,7 @@ pub fn check<'a>(model: &'a Model, errors: &mut Accumulator) -> Deferred<'a> {
         ));
     }
     type_markers(model, errors);
+    serde_attrs(model, errors);
     match &model.shape {
         Shape::Struct(fields) => fields.iter().for_each(|f| field(f, errors)),
         Shape::Newtype(f) => field(f, errors),

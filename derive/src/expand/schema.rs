@@ -110,35 +110,52 @@ fn property(f: &Field) -> TokenStream {
     let nullable = f.is_option() && !f.skip_serializing_if && f.markers.default.is_none();
     let markers = markers(&f.markers);
     let node = quote!(#s::decorate(#s::field::<#ty>(__gen), #doc, #nullable, #markers));
-    match &f.markers.default {
-        None => quote!(__o.property(#name, #required, #node);),
-        Some(expr) => {
-            let inner = option_inner(f.ty).unwrap_or(f.ty);
-            let value = default_value(expr, inner);
-            let value =
-                quote_spanned!(expr.span()=> ::kubegen::__private::serde_json::to_value(#value));
-            quote! {
-                __o.property(#name, #required, {
-                    let mut __p = #node;
-                    #s::set_default(&mut __p, #value);
-                    __p
-                });
-            }
-        }
+    let default = f.markers.default.as_ref().map(|expr| {
+        let inner = option_inner(f.ty).unwrap_or(f.ty);
+        let value = default_value(expr, inner);
+        let value =
+            quote_spanned!(expr.span()=> ::kubegen::__private::serde_json::to_value(#value));
+        quote!(#s::set_default(&mut __p, #value);)
+    });
+    // What the apiserver stores from a default (and what an example shows) must be what the
+    // field's type reads; with custom (de)serialization the node describes another type.
+    let decodes = (f.custom_serde.is_none() && (default.is_some() || f.markers.has("example")))
+        .then(|| {
+            let read = option_inner(f.ty).unwrap_or(f.ty);
+            quote! {{
+                #[allow(unused_imports)]
+                use #s::{NoDeserialize as _, ViaDeserialize as _};
+                (&&#s::DecodeProbe::<#read>::new()).probe_check_decodes(&mut __p);
+            }}
+        });
+    if default.is_none() && decodes.is_none() {
+        return quote!(__o.property(#name, #required, #node););
+    }
+    quote! {
+        __o.property(#name, #required, {
+            let mut __p = #node;
+            #default
+            #decodes
+            __p
+        });
     }
 }
 
-fn object(fields: &[Field], doc: TokenStream, markers: TokenStream) -> TokenStream {
+/// `closed`: the type refuses unknown fields (`#[serde(deny_unknown_fields)]`).
+fn object(fields: &[Field], doc: TokenStream, markers: TokenStream, closed: bool) -> TokenStream {
     let s = s();
     let props = fields.iter().filter(|f| !f.skipped).map(property);
+    let closed = closed.then(|| quote!(__o.deny_unknown_fields();));
     quote! {{
         let mut __o = #s::ObjectBuilder::new();
+        #closed
         #(#props)*
         __o.build(#doc, #markers)
     }}
 }
 
-fn variant_content(v: &Variant) -> TokenStream {
+/// `closed`: the enum refuses unknown fields, which serde applies to its struct variants.
+fn variant_content(v: &Variant, closed: bool) -> TokenStream {
     let s = s();
     let doc = opt_str(&v.docs);
     match (v.style, v.fields.as_slice()) {
@@ -149,7 +166,7 @@ fn variant_content(v: &Variant) -> TokenStream {
             quote!(::core::option::Option::Some(#s::decorate(#s::field::<#ty>(__gen), #doc, false, #markers)))
         }
         _ => {
-            let body = object(&v.fields, doc, quote!(&[]));
+            let body = object(&v.fields, doc, quote!(&[]), closed);
             quote!(::core::option::Option::Some(#body))
         }
     }
@@ -169,10 +186,15 @@ fn enumeration(
         .iter()
         .all(|v| matches!(v.style, serde_derive_internals::ast::Style::Unit));
     if model.repr == Repr::External && all_unit {
+        // Every name serde reads a variant under; none when `#[serde(other)]` takes any.
         let names: Vec<&str> = if open {
             Vec::new()
         } else {
-            known.iter().map(|v| v.name.as_str()).collect()
+            known
+                .iter()
+                .flat_map(|v| std::iter::once(&v.name).chain(&v.aliases))
+                .map(String::as_str)
+                .collect()
         };
         return quote!(#s::string_enum(#doc, &[#(#names),*], #markers));
     }
@@ -184,10 +206,12 @@ fn enumeration(
         }
         Repr::Untagged => quote!(#s::EnumRepr::Untagged),
     };
+    let closed = model.deny_unknown_fields.is_some();
     let adds = known.iter().map(|v| {
         let name = &v.name;
-        let content = variant_content(v);
-        quote!(__e.variant(#name, #content);)
+        let aliases = &v.aliases;
+        let content = variant_content(v, closed);
+        quote!(__e.variant(#name, #content); #(__e.alias(#aliases);)*)
     });
     let open = open.then(|| quote!(__e.open();));
     quote! {{
@@ -230,7 +254,15 @@ pub fn expand(model: &Model) -> TokenStream {
     let doc = opt_str(&model.docs);
     let type_markers = markers(&model.markers);
     let (body, fields): (TokenStream, Vec<&Field>) = match &model.shape {
-        Shape::Struct(fields) => (object(fields, doc, type_markers), fields.iter().collect()),
+        Shape::Struct(fields) => (
+            object(
+                fields,
+                doc,
+                type_markers,
+                model.deny_unknown_fields.is_some(),
+            ),
+            fields.iter().collect(),
+        ),
         Shape::Newtype(f) => {
             let ty = f.schema_type();
             let mut all = f.markers.clone();

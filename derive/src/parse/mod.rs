@@ -9,6 +9,7 @@ pub mod convert;
 pub mod markers;
 pub mod resource;
 pub mod rule;
+pub mod serde_spans;
 pub mod values;
 
 use proc_macro2::Span;
@@ -41,6 +42,8 @@ pub struct Model<'a> {
     pub repr: Repr,
     /// `#[serde(from/into/try_from/remote)]`, which change the wire format.
     pub wire_override: Option<(&'static str, Span)>,
+    /// `#[serde(deny_unknown_fields)]`, where it is written.
+    pub deny_unknown_fields: Option<Span>,
     pub resource: Option<ResourceArgs>,
     /// `#[convert(hub = ...)]`: this type is a spoke of that hub type.
     pub convert: Option<convert::ConvertArgs>,
@@ -77,8 +80,14 @@ pub struct Field<'a> {
     pub span: Span,
     /// Serialized name.
     pub name: String,
+    /// The name serde reads it under, when that differs from `name`.
+    pub de_name: Option<String>,
     /// `#[serde(skip)]` (skipped both ways): not in the schema.
     pub skipped: bool,
+    /// `#[serde(skip_serializing)]` alone: serde reads it but never writes it.
+    pub write_skipped: bool,
+    /// `#[serde(skip_deserializing)]` alone: serde writes it but never reads it.
+    pub read_skipped: bool,
     pub flatten: bool,
     /// serde fills the field when it is missing.
     pub serde_default: bool,
@@ -87,6 +96,8 @@ pub struct Field<'a> {
     pub custom_serde: Option<Span>,
     pub docs: Option<String>,
     pub markers: Markers,
+    /// The field's `#[serde(...)]` attributes, to point errors at their keys.
+    pub serde_attrs: &'a [syn::Attribute],
     /// `#[convert(manual)]` / `#[convert(clone)]`.
     pub convert: convert::FieldConvert,
     /// `#[apply(whole)]`.
@@ -98,9 +109,19 @@ pub struct Variant<'a> {
     pub ident: &'a Ident,
     pub span: Span,
     pub name: String,
+    /// The name serde reads it under, when that differs from `name`.
+    pub de_name: Option<String>,
+    /// `#[serde(alias)]`: more names serde reads it under.
+    pub aliases: Vec<String>,
     pub style: ast::Style,
     pub fields: Vec<Field<'a>>,
+    /// `#[serde(skip)]` or `#[serde(skip_deserializing)]`: serde never reads it, so it is not
+    /// in the schema.
     pub skipped: bool,
+    /// `serialize_with` / `deserialize_with` / `with` on the variant.
+    pub custom_serde: Option<Span>,
+    /// The variant's attributes, to point errors at their keys.
+    pub serde_attrs: &'a [syn::Attribute],
     /// `#[serde(other)]`.
     pub other: bool,
     /// `#[serde(untagged)]` on the variant.
@@ -152,13 +173,18 @@ fn field<'a>(
     errors: &mut darling::error::Accumulator,
 ) -> Field<'a> {
     let a = &f.attrs;
+    let name = a.name().serialize_name().value.clone();
+    let de_name = &a.name().deserialize_name().value;
     Field {
         member: f.member.clone(),
         vis: &f.original.vis,
         ty: f.ty,
         span: field_span(f.original),
-        name: a.name().serialize_name().value.clone(),
+        de_name: (*de_name != name).then(|| de_name.clone()),
+        name,
         skipped: a.skip_serializing() && a.skip_deserializing(),
+        write_skipped: a.skip_serializing() && !a.skip_deserializing(),
+        read_skipped: a.skip_deserializing() && !a.skip_serializing(),
         flatten: a.flatten(),
         serde_default: !a.default().is_none() || container_default,
         skip_serializing_if: a.skip_serializing_if().is_some(),
@@ -166,6 +192,7 @@ fn field<'a>(
             .then(|| field_span(f.original)),
         docs: markers::docs(&f.original.attrs),
         markers: markers::parse(&f.original.attrs, errors),
+        serde_attrs: &f.original.attrs,
         convert: convert::parse_field(&f.original.attrs, errors),
         apply: apply::parse_field(&f.original.attrs, errors),
     }
@@ -210,6 +237,7 @@ pub fn parse<'a>(
             shape: Shape::Union(input.ident.span()),
             repr: Repr::External,
             wire_override: None,
+            deny_unknown_fields: None,
             resource,
             convert,
         });
@@ -246,23 +274,13 @@ pub fn parse<'a>(
                 .collect();
             struct_shape(style, fields, transparent, input)
         }
-        ast::Data::Enum(variants) => Shape::Enum(
-            variants
-                .iter()
-                .map(|v| Variant {
-                    ident: &v.original.ident,
-                    span: v.original.span(),
-                    name: v.attrs.name().serialize_name().value.clone(),
-                    style: v.style,
-                    fields: v.fields.iter().map(|f| field(f, false, errors)).collect(),
-                    skipped: v.attrs.skip_serializing() && v.attrs.skip_deserializing(),
-                    other: v.attrs.other(),
-                    untagged: v.attrs.untagged().then(|| v.original.span()),
-                    docs: markers::docs(&v.original.attrs),
-                })
-                .collect(),
-        ),
+        ast::Data::Enum(variants) => {
+            Shape::Enum(variants.iter().map(|v| variant(v, errors)).collect())
+        }
     };
+    let deny_unknown_fields = cattrs.deny_unknown_fields().then(|| {
+        serde_spans::find(&input.attrs, "deny_unknown_fields").unwrap_or(input.ident.span())
+    });
     Some(Model {
         input,
         which,
@@ -271,9 +289,44 @@ pub fn parse<'a>(
         shape,
         repr,
         wire_override,
+        deny_unknown_fields,
         resource,
         convert,
     })
+}
+
+fn variant<'a>(v: &ast::Variant<'a>, errors: &mut darling::error::Accumulator) -> Variant<'a> {
+    let a = &v.attrs;
+    let name = a.name().serialize_name().value.clone();
+    let de_name = a.name().deserialize_name().value.clone();
+    let aliases = a
+        .aliases()
+        .iter()
+        .map(|n| n.value.clone())
+        .filter(|n| *n != de_name && *n != name)
+        .collect();
+    let custom_serde =
+        (a.serialize_with().is_some() || a.deserialize_with().is_some()).then(|| {
+            ["with", "deserialize_with", "serialize_with"]
+                .iter()
+                .find_map(|key| serde_spans::find(&v.original.attrs, key))
+                .unwrap_or(v.original.ident.span())
+        });
+    Variant {
+        ident: &v.original.ident,
+        span: v.original.span(),
+        de_name: (de_name != name).then_some(de_name),
+        name,
+        aliases,
+        style: v.style,
+        fields: v.fields.iter().map(|f| field(f, false, errors)).collect(),
+        skipped: a.skip_deserializing(),
+        custom_serde,
+        serde_attrs: &v.original.attrs,
+        other: a.other(),
+        untagged: a.untagged().then(|| v.original.span()),
+        docs: markers::docs(&v.original.attrs),
+    }
 }
 
 fn struct_shape<'a>(

@@ -3,7 +3,7 @@
 use schemars::Schema;
 use serde_json::{Map, Value, json};
 
-use super::{node_type, record_error};
+use super::{closed, node_type, record_error};
 
 /// A number written in a marker.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -206,6 +206,10 @@ pub fn apply(schema: &mut Schema, markers: &[Marker]) {
                 schema,
                 format!("`{}` cannot apply to a node of type {found}", marker.name()),
             );
+            continue;
+        }
+        if let Some(conflict) = closed::marker_conflict(object, marker) {
+            record_error(schema, conflict);
             continue;
         }
         apply_one(object, marker);

@@ -8,15 +8,19 @@
 
 mod builder;
 pub mod cel_cost;
+mod closed;
+mod decodable;
 pub mod defaulting;
+mod enums;
 pub mod k8s_extensions;
 mod markers;
 mod normalize;
 pub mod structural;
+mod union;
 
-pub use builder::{
-    EnumBuilder, EnumRepr, ObjectBuilder, decorate, field, kind_schema, string_enum,
-};
+pub use builder::{ObjectBuilder, decorate, field, kind_schema};
+pub use decodable::{DecodeProbe, NoDeserialize, ViaDeserialize, check_decodes};
+pub use enums::{EnumBuilder, EnumRepr, string_enum};
 pub use markers::{Lit, Marker, Num, Rule};
 pub use normalize::{COMPACT_OBJECT_META, DECODABLE_DATE_TIME, QUANTITY, resolve};
 
@@ -47,6 +51,7 @@ pub fn schema_for<T: schemars::JsonSchema + ?Sized>() -> Schema {
     let mut generator = generator();
     let mut schema = T::json_schema(&mut generator);
     resolve(&mut schema, generator.definitions());
+    closed::strip(&mut schema);
     schema
 }
 

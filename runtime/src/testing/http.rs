@@ -13,11 +13,11 @@ use serde_json::{Value, json};
 
 use super::Inner;
 use super::decode::{self, FieldValidation};
-use super::gojson;
 use super::state::{Change, State, Target, WriteOptions};
 use super::status::ApiError;
 use crate::fieldpath::managed::manager_from_user_agent;
 use crate::resource::Scope;
+use crate::validation::decode::gojson;
 use crate::validation::gofmt;
 
 /// The response body type of the in-memory server.
@@ -490,7 +490,7 @@ fn dispatch(
         force: param(q, "force") == Some("true"),
         field_validation: match *method {
             Method::POST | Method::PUT | Method::PATCH => {
-                FieldValidation::parse(param(q, "fieldValidation"), options)?
+                decode::field_validation(param(q, "fieldValidation"), options)?
             }
             _ => FieldValidation::default(),
         },

@@ -30,7 +30,6 @@ mod decode;
 #[cfg(feature = "envtest")]
 pub mod envtest;
 pub mod generate;
-mod gojson;
 mod http;
 mod state;
 mod status;

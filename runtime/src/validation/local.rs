@@ -1,10 +1,9 @@
 //! Validation without a server: `obj.validate()` and `obj.validate_update(&old)` on every
 //! kind give the verdict the apiserver would give the object — the same field errors, in the
 //! same `Invalid` shape — so unit tests and admission webhooks can ask before anything is
-//! sent. What a server fills in is assumed: a namespaced object without a namespace is
-//! checked as if created in `default`, and an update carries the old object's uid, creation
-//! time and resourceVersion when the new one lacks them. (`tests/validate.rs` runs this
-//! example and more.)
+//! sent. They run what [`validate_json`](super::validate_json) runs on raw objects, on what
+//! the type serializes to (see there for what a server fills in). (`tests/validate.rs` runs
+//! this example and more.)
 //!
 //! ```ignore
 //! use kubegen::prelude::*;
@@ -31,10 +30,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::{FieldError, ResourceValidator, invalid_message};
+use super::{FieldError, FieldValidation, ResourceValidator, invalid_message, raw};
 use crate::crd::CrdError;
-use crate::resource::{CustomResource, Scope};
-use crate::schema::defaulting::{apply_defaults, drop_nulls};
+use crate::resource::{CustomResource, ResourceInfo, Scope};
 
 /// Validation of a kind's objects as the apiserver validates them; implemented for every
 /// kind (`use kubegen::prelude::*` brings it in).
@@ -55,12 +53,27 @@ pub enum ValidateError {
     /// The apiserver would refuse it with these causes.
     #[error("{0}")]
     Invalid(Invalid),
+    /// The apiserver would refuse the request before validating the object (it does not
+    /// decode, it names another version or object, a precondition failed).
+    #[error("{0}")]
+    Refused(Refusal),
     /// The kind's CRD could not be built (its schema breaks the apiserver's rules).
     #[error(transparent)]
     Crd(#[from] CrdError),
     /// The object did not serialize.
     #[error("serializing the object: {0}")]
     Serialize(#[from] serde_json::Error),
+    /// A YAML document did not parse.
+    #[error("reading YAML: {0}")]
+    Yaml(#[from] serde_yaml_ng::Error),
+    /// A document names a kind no `#[derive(CustomResource)]` in this program registered.
+    #[error("no kubegen kind {kind} in {api_version} is registered in this program")]
+    UnknownKind {
+        /// The document's `apiVersion`.
+        api_version: String,
+        /// The document's `kind`.
+        kind: String,
+    },
 }
 
 impl ValidateError {
@@ -70,6 +83,51 @@ impl ValidateError {
             ValidateError::Invalid(invalid) => Some(invalid),
             _ => None,
         }
+    }
+}
+
+/// A request the apiserver refuses before its strategy validates the object: the
+/// `Status` it answers with, without causes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// The HTTP status: 400 for a body that does not decode or names another object, 409
+    /// for a failed precondition.
+    pub code: u16,
+    /// `BadRequest` or `Conflict`.
+    pub reason: &'static str,
+    /// The apiserver's message.
+    pub message: String,
+}
+
+impl Refusal {
+    pub(crate) fn bad_request(message: String) -> ValidateError {
+        ValidateError::Refused(Refusal {
+            code: 400,
+            reason: "BadRequest",
+            message,
+        })
+    }
+
+    pub(crate) fn conflict(info: &ResourceInfo, name: &str, why: &str) -> ValidateError {
+        ValidateError::Refused(Refusal {
+            code: 409,
+            reason: "Conflict",
+            message: format!(
+                "Operation cannot be fulfilled on {}.{} \"{name}\": {why}",
+                info.plural, info.group
+            ),
+        })
+    }
+
+    /// The `Status` the apiserver answers with.
+    pub fn to_status(&self) -> Value {
+        failure(self.code, self.reason, &self.message, None)
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
     }
 }
 
@@ -96,17 +154,25 @@ impl Invalid {
         if !self.name.is_empty() {
             details["name"] = json!(self.name);
         }
-        json!({
-            "kind": "Status",
-            "apiVersion": "v1",
-            "metadata": {},
-            "status": "Failure",
-            "message": self.to_string(),
-            "reason": "Invalid",
-            "details": details,
-            "code": 422,
-        })
+        failure(422, "Invalid", &self.to_string(), Some(details))
     }
+}
+
+/// A failure `Status` as the apiserver writes it.
+fn failure(code: u16, reason: &str, message: &str, details: Option<Value>) -> Value {
+    let mut status = json!({
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": reason,
+        "code": code,
+    });
+    if let Some(details) = details {
+        status["details"] = details;
+    }
+    status
 }
 
 impl fmt::Display for Invalid {
@@ -124,22 +190,18 @@ impl std::error::Error for Invalid {}
 
 impl<K: CustomResource + Serialize> Validate for K {
     fn validate(&self) -> Result<(), ValidateError> {
-        let (validator, object) = prepared(self)?;
-        verdict(&object, validator.validate_create(&object))
+        let object = serde_json::to_value(self)?;
+        raw::create(K::INFO, object, FieldValidation::Ignore).map(drop)
     }
 
     fn validate_update(&self, old: &Self) -> Result<(), ValidateError> {
-        let (validator, mut object) = prepared(self)?;
-        let (_, mut old) = prepared(old)?;
-        carry_server_metadata(&mut object, &mut old);
-        verdict(&object, validator.validate_update(&object, &old))
+        let (object, old) = (serde_json::to_value(self)?, serde_json::to_value(old)?);
+        raw::update(K::INFO, object, old, FieldValidation::Ignore).map(drop)
     }
 
     fn validate_status_update(&self, old: &Self) -> Result<(), ValidateError> {
-        let (validator, mut object) = prepared(self)?;
-        let (_, mut old) = prepared(old)?;
-        carry_server_metadata(&mut object, &mut old);
-        verdict(&object, validator.validate_status_update(&object, &old))
+        let (object, old) = (serde_json::to_value(self)?, serde_json::to_value(old)?);
+        raw::status_update(K::INFO, object, old, FieldValidation::Ignore).map(drop)
     }
 }
 
@@ -151,77 +213,36 @@ pub(crate) fn check<K: CustomResource + Serialize>(
     object: &K,
     old: Option<&K>,
 ) -> Result<(Result<(), Invalid>, Vec<String>), ValidateError> {
-    let (validator, mut object) = prepared(object)?;
+    let object = serde_json::to_value(object)?;
     let checked = match old {
-        None => validator.check_create(&object),
-        Some(old) => {
-            let (_, mut old) = prepared(old)?;
-            carry_server_metadata(&mut object, &mut old);
-            validator.check_update(&object, &old)
-        }
+        None => raw::create(K::INFO, object, FieldValidation::Ignore),
+        Some(old) => raw::update(
+            K::INFO,
+            object,
+            serde_json::to_value(old)?,
+            FieldValidation::Ignore,
+        ),
     };
-    let verdict = match verdict(&object, checked.errors) {
-        Ok(()) => Ok(()),
-        Err(ValidateError::Invalid(invalid)) => Err(invalid),
-        Err(other) => return Err(other),
-    };
-    Ok((verdict, checked.warnings))
-}
-
-/// What the apiserver fills in on an update before validating it: the stored object's uid,
-/// creation time and namespace, and a resourceVersion (which a client sends and objects
-/// built locally lack).
-fn carry_server_metadata(new: &mut Value, old: &mut Value) {
-    for key in ["uid", "creationTimestamp", "namespace", "resourceVersion"] {
-        if new["metadata"].get(key).is_none_or(Value::is_null)
-            && let Some(v) = old["metadata"].get(key).cloned()
-        {
-            new["metadata"][key] = v;
-        }
-    }
-    for object in [new, old] {
-        if object["metadata"]["resourceVersion"]
-            .as_str()
-            .is_none_or(str::is_empty)
-        {
-            object["metadata"]["resourceVersion"] = json!("1");
-        }
+    match checked {
+        Ok(accepted) => Ok((Ok(()), accepted.warnings)),
+        Err(ValidateError::Invalid(invalid)) => Ok((Err(invalid), Vec::new())),
+        Err(other) => Err(other),
     }
 }
 
-/// The kind's validator and the object as the apiserver would hold it before validating:
-/// its JSON with disallowed nulls dropped and schema defaults applied, in a namespace (a
-/// namespaced kind's objects get the request's when they name none).
-fn prepared<K: CustomResource + Serialize>(
-    object: &K,
-) -> Result<(Arc<Prepared>, Value), ValidateError> {
-    let prepared = prepared_kind::<K>()?;
-    let mut json = serde_json::to_value(object)?;
-    drop_nulls(&prepared.schema, &mut json);
-    apply_defaults(&prepared.schema, &mut json);
-    if K::INFO.scope == Scope::Namespaced
-        && json["metadata"]["namespace"]
-            .as_str()
-            .is_none_or(str::is_empty)
-    {
-        json["metadata"]["namespace"] = json!("default");
-    }
-    Ok((prepared, json))
-}
-
-fn verdict(object: &Value, causes: Vec<FieldError>) -> Result<(), ValidateError> {
+/// `Invalid` with `causes`, qualified as the apiserver qualifies it: the kind's group, the
+/// object's kind and name.
+pub(crate) fn verdict(
+    info: &ResourceInfo,
+    object: &Value,
+    causes: Vec<FieldError>,
+) -> Result<(), ValidateError> {
     if causes.is_empty() {
         return Ok(());
     }
-    let kind = object["kind"].as_str().unwrap_or("");
-    let group = object["apiVersion"]
-        .as_str()
-        .and_then(|v| v.rsplit_once('/'))
-        .map(|(g, _)| g)
-        .unwrap_or("");
     Err(ValidateError::Invalid(Invalid {
-        group: group.to_owned(),
-        kind: kind.to_owned(),
+        group: info.group.to_owned(),
+        kind: object["kind"].as_str().unwrap_or(info.kind).to_owned(),
         name: object["metadata"]["name"].as_str().unwrap_or("").to_owned(),
         causes,
     }))
@@ -230,7 +251,7 @@ fn verdict(object: &Value, causes: Vec<FieldError>) -> Result<(), ValidateError>
 /// A kind's schema, its compiled validator, and (built when first asked for) the field types
 /// server-side apply tracks ownership with.
 pub(crate) struct Prepared {
-    schema: Value,
+    pub(crate) schema: Value,
     validator: ResourceValidator,
     field_types: OnceLock<crate::fieldpath::schema::Schema>,
 }
@@ -252,14 +273,19 @@ impl std::ops::Deref for Prepared {
 
 /// Each kind's schema is built and compiled once per process.
 pub(crate) fn prepared_kind<K: CustomResource>() -> Result<Arc<Prepared>, CrdError> {
+    prepared(K::INFO)
+}
+
+/// The schema and validator of the kind version `info` describes, built once per process.
+pub(crate) fn prepared(info: &'static ResourceInfo) -> Result<Arc<Prepared>, CrdError> {
     static KINDS: OnceLock<Mutex<HashMap<usize, Arc<Prepared>>>> = OnceLock::new();
-    // `INFO` is one static per kind and version: its address names the kind.
-    let key = std::ptr::from_ref(K::INFO) as usize;
+    // `ResourceInfo`s are statics, one per kind and version: the address names the version.
+    let key = std::ptr::from_ref(info) as usize;
     let kinds = KINDS.get_or_init(Default::default);
     if let Some(found) = kinds.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return Ok(found.clone());
     }
-    let crd = K::crd()?;
+    let crd = crate::crd::build(&[info])?;
     let schema = crd
         .spec
         .versions
@@ -267,7 +293,6 @@ pub(crate) fn prepared_kind<K: CustomResource>() -> Result<Arc<Prepared>, CrdErr
         .and_then(|v| v.schema.as_ref())
         .and_then(|s| serde_json::to_value(&s.open_api_v3_schema).ok())
         .unwrap_or(Value::Null);
-    let info = K::INFO;
     let validator = ResourceValidator::new(
         info.group,
         info.version,

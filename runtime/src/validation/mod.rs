@@ -8,6 +8,11 @@
 //! that tells they were skipped. Errors are apimachinery's [`FieldError`]s;
 //! [`invalid_message`] builds the `Invalid` status message from them.
 //!
+//! Around it, what the apiserver does to a request before its strategy runs: the body
+//! decoded (`decode`), named, stripped and defaulted (`request`). [`Validate`] runs the whole
+//! of it on a kind's typed objects, [`validate_json`] and [`validate_yaml`] on raw ones, and the
+//! in-memory server on every write.
+//!
 //! ```
 //! use kubegen_runtime::validation::ResourceValidator;
 //! use serde_json::json;
@@ -22,6 +27,7 @@
 //! ```
 
 pub mod cel;
+pub(crate) mod decode;
 pub mod field;
 pub mod formats;
 pub mod gofmt;
@@ -32,16 +38,22 @@ pub(crate) mod netfmt;
 mod numbers;
 pub mod objectmeta;
 pub mod openapi;
+mod raw;
+pub(crate) mod request;
 pub mod schema;
 mod values;
 
 use serde_json::Value;
 
+pub use decode::FieldValidation;
 pub use field::{BadValue, ErrorType, FieldError, NIL_PATH, aggregate, invalid_message};
 #[cfg(feature = "webhook")]
 pub(crate) use local::check as check_locally;
-pub use local::{Invalid, Validate, ValidateError};
+pub use local::{Invalid, Refusal, Validate, ValidateError};
 pub use names::NameRule;
+pub use raw::{
+    Accepted, validate_json, validate_json_status_update, validate_json_update, validate_yaml,
+};
 pub use schema::Schema;
 
 use crate::resource::ScaleInfo;

@@ -11,6 +11,7 @@ mod patterns;
 mod reads;
 mod scalars;
 mod selectors;
+mod serde_reads;
 mod unions;
 mod versions;
 mod writes;
@@ -43,6 +44,12 @@ pub const RULEDS: Res = Res {
     group: GROUP,
     version: "v1",
     plural: "ruleds",
+    namespaced: true,
+};
+pub const READINGS: Res = Res {
+    group: GROUP,
+    version: "v1",
+    plural: "readings",
     namespaced: true,
 };
 pub const GLOBALS: Res = Res {
@@ -78,6 +85,7 @@ pub fn all() -> Vec<Case> {
         scalars::cases(),
         collections::cases(),
         unions::cases(),
+        serde_reads::cases(),
         writes::cases(),
         reads::cases(),
         selectors::cases(),

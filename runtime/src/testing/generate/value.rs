@@ -238,12 +238,16 @@ impl Walk<'_> {
             _ => BTreeSet::new(),
         };
         let embedded = flag(node, "x-kubernetes-embedded-resource");
+        let forbidden = forbidden_properties(node);
         let mut out = Map::new();
         if embedded {
             self.embedded_identity(&mut out);
         }
         for name in sorted_keys(properties) {
             if embedded && matches!(name.as_str(), "apiVersion" | "kind" | "metadata") {
+                continue;
+            }
+            if forbidden.contains(name.as_str()) && !required.contains(name.as_str()) {
                 continue;
             }
             if required.contains(name.as_str()) || self.present(depth) {
@@ -296,6 +300,7 @@ impl Walk<'_> {
                 break;
             }
             if !out.contains_key(name)
+                && !forbidden.contains(name.as_str())
                 && let Value::Object(child) = &properties[name]
             {
                 let value = self.node(child, &format!("{path}.{name}"), depth + 1)?;
@@ -487,6 +492,31 @@ impl Walk<'_> {
                     .collect(),
             ),
         }
+    }
+}
+
+/// The properties a node's `not` forbids outright: `not: {required: [a]}` or
+/// `not: {anyOf: [{required: [a]}, ...]}`, the form a variant that refuses unknown fields
+/// gets (so objects leave them out, rather than being retried until they do).
+fn forbidden_properties(node: &Map<String, Value>) -> BTreeSet<&str> {
+    fn required_one(v: &Value) -> Option<&str> {
+        match v.get("required")?.as_array()?.as_slice() {
+            [only] if v.as_object()?.len() == 1 => only.as_str(),
+            _ => None,
+        }
+    }
+    let Some(not) = node.get("not") else {
+        return BTreeSet::new();
+    };
+    if let Some(one) = required_one(not) {
+        return BTreeSet::from([one]);
+    }
+    match not.get("anyOf").and_then(Value::as_array) {
+        Some(branches) if not.as_object().is_some_and(|o| o.len() == 1) => {
+            let names: Option<BTreeSet<&str>> = branches.iter().map(required_one).collect();
+            names.unwrap_or_default()
+        }
+        _ => BTreeSet::new(),
     }
 }
 

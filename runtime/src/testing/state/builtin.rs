@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::{KindEntry, VersionEntry};
 use crate::resource::Scope;
-use crate::testing::decode::gotime;
+use crate::validation::decode::gotime;
 use crate::validation::names::{dns1123_subdomain, qualified_name};
 use crate::validation::{BadValue, FieldError, ResourceValidator};
 

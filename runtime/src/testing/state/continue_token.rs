@@ -7,7 +7,7 @@ use base64::alphabet::URL_SAFE;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use serde_json::Value;
 
-use crate::testing::gojson;
+use crate::validation::decode::gojson;
 
 const INVALID: &str = "continue key is not valid";
 

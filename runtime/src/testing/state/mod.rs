@@ -508,14 +508,8 @@ impl State {
     /// the strategy's to report.)
     fn check_type(&self, t: &Target, body: &Value) -> Result<(), ApiError> {
         let expected = self.entry(t).api_version(&t.version);
-        if let Some(v) = body["apiVersion"].as_str()
-            && v != expected
-        {
-            return Err(ApiError::bad_request(format!(
-                "the API version in the data ({v}) does not match the expected API version ({expected})"
-            )));
-        }
-        Ok(())
+        crate::validation::request::check_api_version(body, &expected)
+            .map_err(ApiError::bad_request)
     }
 
     /// Schema work on a write as decoding does it: drop disallowed nulls, prune, default.
@@ -527,10 +521,7 @@ impl State {
         }
         // Bodies were pruned when they were decoded; pruning again covers what server-side
         // apply merged in.
-        let schema = &self.version(t).schema;
-        drop_nulls(schema, object);
-        super::decode::prune(schema, object);
-        apply_defaults(schema, object);
+        crate::validation::request::prepare(&self.version(t).schema, object);
         if let Some(builtin) = self.entry(t).builtin {
             builtin.decode(object).map_err(|why| {
                 let kind = self.entry(t).kind;

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::testing::decode;
+use crate::validation::request;
 use crate::validation::{BadValue, FieldError};
 
 impl State {
@@ -36,9 +37,7 @@ impl State {
         let (group, plural, kind) = (e.group, e.plural, e.kind);
         match (&t.namespace, meta_str(&body, "namespace")) {
             (Some(path), Some(b)) if path != b => {
-                return Err(ApiError::bad_request(
-                    "the namespace of the provided object does not match the namespace sent on the request",
-                ));
+                return Err(ApiError::bad_request(request::NAMESPACE_MISMATCH));
             }
             (Some(path), _) => body["metadata"]["namespace"] = json!(path),
             (None, _) => {
@@ -49,14 +48,10 @@ impl State {
         }
         // Without a name or generateName, validation reports the missing name.
         let sent_name = meta_str(&body, "name").unwrap_or("").to_owned();
-        let name = match (meta_str(&body, "name"), meta_str(&body, "generateName")) {
-            (Some(n), _) if !n.is_empty() => n.to_owned(),
-            (_, Some(prefix)) if !prefix.is_empty() => {
-                self.sequence += 1;
-                format!("{prefix}{}", suffix(self.sequence))
-            }
-            _ => String::new(),
-        };
+        if sent_name.is_empty() && !meta_str(&body, "generateName").unwrap_or("").is_empty() {
+            self.sequence += 1;
+        }
+        let name = request::name_for_create(&body, self.sequence);
         if self.version(t).status
             && let Value::Object(m) = &mut body
         {
@@ -67,26 +62,11 @@ impl State {
             body["kind"] = json!(kind);
         }
         self.sequence += 1;
-        let m = &mut body["metadata"];
-        m["name"] = json!(name);
-        m["uid"] = json!(format!("00000000-0000-4000-8000-{:012x}", self.sequence));
-        m["creationTimestamp"] = json!(now());
+        let requested_managed_fields = body["metadata"].get("managedFields").cloned();
         // Custom resources get a generation; the built-in kinds served here have none.
-        if self.entry(t).builtin.is_none() {
-            m["generation"] = json!(1);
-        }
-        let requested_managed_fields = m.get("managedFields").cloned();
-        if let Value::Object(m) = m {
-            for k in [
-                "deletionTimestamp",
-                "deletionGracePeriodSeconds",
-                "resourceVersion",
-                "selfLink",
-                "managedFields",
-            ] {
-                m.remove(k);
-            }
-        }
+        let generation = self.entry(t).builtin.is_none();
+        let uid = format!("00000000-0000-4000-8000-{:012x}", self.sequence);
+        request::fill_create_metadata(&mut body, name.clone(), Some((uid, now())), generation);
         self.prepare(t, &mut body, applied.is_some())?;
         match applied {
             Some(managed) => set_managed_fields(&mut body, managed),
@@ -184,25 +164,15 @@ impl State {
                 {
                     // The store's precondition, checked before the update itself.
                     let e = self.entry(t);
-                    let key = format!(
-                        "/registry/{}/{}/{}",
+                    let why = request::uid_precondition_failed(
                         e.group,
                         e.plural,
-                        match &t.namespace {
-                            Some(ns) => format!("{ns}/{name}"),
-                            None => name.clone(),
-                        }
-                    );
-                    return Err(ApiError::conflict(
-                        e.group,
-                        e.plural,
+                        t.namespace.as_deref(),
                         &name,
-                        &format!(
-                            "StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, \
-                             AdditionalErrorMsg: Precondition failed: UID in precondition: {uid}, \
-                             UID in object meta: {current_uid}"
-                        ),
-                    ));
+                        uid,
+                        current_uid,
+                    );
+                    return Err(ApiError::conflict(e.group, e.plural, &name, &why));
                 }
                 if meta_str(&body, "resourceVersion").is_none_or(str::is_empty) {
                     // The store's own check (unconditional updates are not allowed), which
@@ -233,7 +203,7 @@ impl State {
             Change::Apply(applied) => (self.apply(t, &existing, &applied, w)?, true),
         };
         if let Some(other) = meta_str(&new, "name").filter(|n| *n != name) {
-            return Err(name_mismatch(other, &name));
+            return Err(ApiError::bad_request(request::name_mismatch(other, &name)));
         }
         let current_rv = meta_str(&existing, "resourceVersion")
             .unwrap_or("")
@@ -247,51 +217,19 @@ impl State {
                 e.group,
                 e.plural,
                 &name,
-                "the object has been modified; please apply your changes to the latest version and try again",
+                request::MODIFIED,
             ));
         }
         // Server-owned metadata comes from the stored object.
         let mut result = if status_only {
-            let mut r = existing.clone();
+            let mut r = request::with_status_of(&existing, &new);
             // An apply's managed fields come with its result; an Update tracks from the live ones.
             if applied {
                 set_managed_fields(&mut r, new["metadata"]["managedFields"].clone());
             }
-            r["status"] = new.get("status").cloned().unwrap_or(Value::Null);
-            if r["status"].is_null()
-                && let Value::Object(m) = &mut r
-            {
-                m.remove("status");
-            }
             r
         } else {
-            for k in [
-                "uid",
-                "creationTimestamp",
-                "generation",
-                "deletionTimestamp",
-                "deletionGracePeriodSeconds",
-                "namespace",
-            ] {
-                match existing["metadata"].get(k) {
-                    Some(v) => new["metadata"][k] = v.clone(),
-                    None => {
-                        if let Value::Object(m) = &mut new["metadata"] {
-                            m.remove(k);
-                        }
-                    }
-                }
-            }
-            if self.version(t).status {
-                match existing.get("status") {
-                    Some(s) => new["status"] = s.clone(),
-                    None => {
-                        if let Value::Object(m) = &mut new {
-                            m.remove("status");
-                        }
-                    }
-                }
-            }
+            request::keep_server_fields(&mut new, &existing, self.version(t).status);
             new
         };
         result["apiVersion"] = json!(api_version);
@@ -406,12 +344,6 @@ impl State {
     }
 }
 
-fn name_mismatch(body: &str, url: &str) -> ApiError {
-    ApiError::bad_request(format!(
-        "the name of the object ({body}) does not match the name on the URL ({url})"
-    ))
-}
-
 impl State {
     /// A patched object decoded as the apiserver decodes it (the status subresource's
     /// patches included): coerced with the schema, unknown fields reported or refused.
@@ -428,35 +360,10 @@ impl State {
     /// What the apiserver checks in a PUT body before it reads the stored object: the
     /// apiVersion, the namespace and the name.
     fn check_update_body(&self, t: &Target, name: &str, body: &Value) -> Result<(), ApiError> {
-        self.check_type(t, body)?;
-        let ns = meta_str(body, "namespace").unwrap_or("");
-        if let Some(expected) = &t.namespace
-            && !ns.is_empty()
-            && ns != expected
-        {
-            return Err(ApiError::bad_request(
-                "the namespace of the provided object does not match the namespace sent on the request",
-            ));
-        }
-        let in_body = meta_str(body, "name").unwrap_or("");
-        if in_body != name {
-            return Err(name_mismatch(in_body, name));
-        }
-        Ok(())
+        let api_version = self.entry(t).api_version(&t.version);
+        request::check_update_body(body, &api_version, t.namespace.as_deref(), name)
+            .map_err(ApiError::bad_request)
     }
-}
-
-/// A generateName suffix: five characters from the apiserver's alphabet.
-pub(super) fn suffix(n: u64) -> String {
-    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    let mut x = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    (0..5)
-        .map(|_| {
-            let c = ALPHABET[(x % ALPHABET.len() as u64) as usize] as char;
-            x /= ALPHABET.len() as u64;
-            c
-        })
-        .collect()
 }
 
 /// Sets `metadata.managedFields` (removes it for `null`).

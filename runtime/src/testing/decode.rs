@@ -1,0 +1,142 @@
+//! Request bodies decoded as the apiserver decodes them for custom resources, with its
+//! errors: an object for create and update, merge and JSON patches, delete options. The
+//! schema coercion that comes with decoding (`metadata` through Go's `ObjectMeta`, unknown
+//! fields pruned) is `validation::decode`'s, which local validation shares.
+
+use serde_json::Value;
+
+use super::status::ApiError;
+pub use crate::validation::decode::FieldValidation;
+pub(crate) use crate::validation::decode::prune;
+use crate::validation::decode::{self as shared, coerce, gojson, strict_errors};
+use crate::validation::gofmt;
+use crate::validation::{BadValue, FieldError};
+
+/// `fieldValidation` as a request's query parameter; an unknown value is `Invalid` in the
+/// request's options (`CreateOptions`, `UpdateOptions`, `PatchOptions`).
+pub fn field_validation(value: Option<&str>, options: &str) -> Result<FieldValidation, ApiError> {
+    FieldValidation::parse(value)
+        .map_err(|error| ApiError::invalid("meta.k8s.io", options, "", &[error]))
+}
+
+/// A create or update body for a resource of kind `kind` (served at `api_version`),
+/// decoded and coerced with `schema` — the schema of the version the body names, `None` when
+/// no served version has that name. Returns the object and the warnings to send.
+pub fn write_body<'s>(
+    data: &[u8],
+    kind: &str,
+    api_version: &str,
+    schema: impl Fn(&str) -> Option<&'s Value>,
+    directive: FieldValidation,
+) -> Result<(Value, Vec<String>), ApiError> {
+    let object = self::object(data, kind)?;
+    let duplicates = gojson::duplicate_fields(data);
+    shared::body(object, kind, api_version, schema, &duplicates, directive)
+        .map_err(ApiError::bad_request)
+}
+
+/// What a merge or JSON patch produced, decoded and coerced as the apiserver decodes it.
+/// Its failures are `Invalid` causes on `patch`, quoting the patched object.
+pub fn patched_object(
+    doc: &mut Value,
+    schema: &Value,
+    patch_duplicates: &[String],
+    directive: FieldValidation,
+) -> Result<Vec<String>, ApiError> {
+    // Failures quote the patched object as it was before coercion; it is written out only
+    // when something fails.
+    let patched = doc.clone();
+    let invalid = |why: String| {
+        let error = FieldError::invalid("patch", BadValue::str(gofmt::marshal(&patched)), why);
+        ApiError::invalid("", "", "", &[error])
+    };
+    let unknown = coerce(Some(schema), doc).map_err(&invalid)?;
+    let strict = strict_errors(patch_duplicates, &unknown);
+    match directive {
+        FieldValidation::Strict if !strict.is_empty() => Err(invalid(format!(
+            "strict decoding error: {}",
+            strict.join(", ")
+        ))),
+        FieldValidation::Warn => Ok(strict),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// A create or update body for a resource of kind `kind`.
+pub fn object(data: &[u8], kind: &str) -> Result<Value, ApiError> {
+    let unrecognized = |why: String| ApiError::bad_request(shared::unrecognized(kind, data, &why));
+    if let Some(e) = gojson::syntax_error(data) {
+        return Err(unrecognized(format!(
+            "couldn't get version/kind; json parse error: {e}"
+        )));
+    }
+    let value: Value = serde_json::from_slice(data).map_err(|e| unrecognized(e.to_string()))?;
+    shared::type_meta(&value, data).map_err(unrecognized)?;
+    Ok(value)
+}
+
+/// A JSON merge patch.
+pub fn merge_patch(data: &[u8]) -> Result<Value, ApiError> {
+    if let Some(e) = gojson::syntax_error(data) {
+        return Err(ApiError::bad_request(format!("error decoding patch: {e}")));
+    }
+    let value: Value = serde_json::from_slice(data)
+        .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
+    if !value.is_object() {
+        return Err(ApiError::bad_request(format!(
+            "error decoding patch: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+            gojson::type_name(&value)
+        )));
+    }
+    Ok(value)
+}
+
+/// A JSON patch (RFC 6902): a list of operations.
+pub fn json_patch(data: &[u8]) -> Result<json_patch::Patch, ApiError> {
+    if let Some(e) = gojson::syntax_error(data) {
+        return Err(ApiError::bad_request(format!("error decoding patch: {e}")));
+    }
+    let value: Value = serde_json::from_slice(data)
+        .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
+    if !value.is_array() {
+        return Err(ApiError::bad_request(format!(
+            "error decoding patch: json: cannot unmarshal {} into Go value of type []handlers.jsonPatchOp",
+            gojson::type_name(&value)
+        )));
+    }
+    serde_json::from_value(value).map_err(|e| ApiError::bad_request(e.to_string()))
+}
+
+/// Delete options (an empty body means none).
+pub fn delete_options(data: &[u8]) -> Result<Value, ApiError> {
+    if data.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Value::Object(Default::default()));
+    }
+    if let Some(e) = gojson::syntax_error(data) {
+        return Err(ApiError::bad_request(e));
+    }
+    serde_json::from_slice(data).map_err(|e| ApiError::bad_request(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn malformed_objects_get_the_apiservers_messages() {
+        // Observed on kube-apiserver v1.36.2.
+        assert_eq!(
+            object(b"{not json", "Scalar").unwrap_err().message,
+            "the object provided is unrecognized (must be of type Scalar): couldn't get version/kind; json parse error: invalid character 'n' looking for beginning of object key string ({not json)"
+        );
+        assert_eq!(
+            object(b"[1, 2]", "Scalar").unwrap_err().message,
+            r#"the object provided is unrecognized (must be of type Scalar): couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" } (5b312c20325d)"#
+        );
+        assert_eq!(
+            object(b"{}", "Scalar").unwrap_err().message,
+            "the object provided is unrecognized (must be of type Scalar): Object 'Kind' is missing in '{}' ({})"
+        );
+        assert!(object(br#"{"kind": "Scalar"}"#, "Scalar").is_ok());
+    }
+}

@@ -1,0 +1,217 @@
+//! What the apiserver does to a custom resource's create or update before its strategy
+//! validates it: the request layer's checks (the body's apiVersion, namespace and name
+//! against the request's), the name a `generateName` gets, the metadata the server owns, the
+//! status a write of the main resource cannot change, and the schema's decoding work (nulls
+//! dropped, unknown fields pruned, defaults applied). The in-memory server writes through
+//! these, and local validation runs them on the objects it is given.
+
+use serde_json::Value;
+
+use crate::schema::defaulting::{apply_defaults, drop_nulls};
+
+fn meta_str<'a>(object: &'a Value, key: &str) -> &'a str {
+    object["metadata"][key].as_str().unwrap_or("")
+}
+
+/// The request layer's check of a body's `apiVersion` (a wrong kind is the strategy's to
+/// report): the message of the apiserver's `400 BadRequest`.
+pub(crate) fn check_api_version(body: &Value, expected: &str) -> Result<(), String> {
+    match body["apiVersion"].as_str() {
+        Some(v) if v != expected => Err(format!(
+            "the API version in the data ({v}) does not match the expected API version ({expected})"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The message of a body whose namespace is not the request's.
+pub(crate) const NAMESPACE_MISMATCH: &str =
+    "the namespace of the provided object does not match the namespace sent on the request";
+
+/// The message of an update whose body names another object than its URL.
+pub(crate) fn name_mismatch(body: &str, url: &str) -> String {
+    format!("the name of the object ({body}) does not match the name on the URL ({url})")
+}
+
+/// What the apiserver checks in a PUT body before it reads the stored object: its
+/// apiVersion, its namespace (when it names one) and its name, against the request's.
+pub(crate) fn check_update_body(
+    body: &Value,
+    api_version: &str,
+    namespace: Option<&str>,
+    name: &str,
+) -> Result<(), String> {
+    check_api_version(body, api_version)?;
+    let ns = meta_str(body, "namespace");
+    if let Some(expected) = namespace
+        && !ns.is_empty()
+        && ns != expected
+    {
+        return Err(NAMESPACE_MISMATCH.to_owned());
+    }
+    let in_body = meta_str(body, "name");
+    if in_body != name {
+        return Err(name_mismatch(in_body, name));
+    }
+    Ok(())
+}
+
+/// The name the apiserver gives an object created with `generateName` alone: the prefix,
+/// cut to 58 bytes so the name stays within 63, then five random characters from its
+/// alphabet (here the `n`th of a fixed sequence, so names are reproducible).
+pub(crate) fn generated_name(prefix: &str, n: u64) -> String {
+    const MAX_PREFIX: usize = 63 - 5;
+    let mut cut = prefix.len().min(MAX_PREFIX);
+    while !prefix.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let mut x = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let suffix: String = (0..5)
+        .map(|_| {
+            let c = ALPHABET[(x % ALPHABET.len() as u64) as usize] as char;
+            x /= ALPHABET.len() as u64;
+            c
+        })
+        .collect();
+    format!("{}{suffix}", &prefix[..cut])
+}
+
+/// The name a create gives the object: its own, or one generated from `generateName`
+/// (empty when it has neither, which validation then reports).
+pub(crate) fn name_for_create(body: &Value, n: u64) -> String {
+    match (meta_str(body, "name"), meta_str(body, "generateName")) {
+        (name, _) if !name.is_empty() => name.to_owned(),
+        (_, prefix) if !prefix.is_empty() => generated_name(prefix, n),
+        _ => String::new(),
+    }
+}
+
+/// The system fields a create sets in `metadata` (`BeforeCreate`): the name, the uid and
+/// creation time a store assigns (`identity`; local validation has none to give), generation
+/// 1 for a custom resource, and none of the fields only the server writes later.
+pub(crate) fn fill_create_metadata(
+    object: &mut Value,
+    name: String,
+    identity: Option<(String, String)>,
+    generation: bool,
+) {
+    if !object["metadata"].is_object() {
+        object["metadata"] = Value::Object(Default::default());
+    }
+    let m = &mut object["metadata"];
+    m["name"] = Value::String(name);
+    if let Some((uid, now)) = identity {
+        m["uid"] = Value::String(uid);
+        m["creationTimestamp"] = Value::String(now);
+    }
+    if generation {
+        m["generation"] = Value::from(1);
+    }
+    if let Value::Object(m) = m {
+        for k in [
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "resourceVersion",
+            "selfLink",
+            "managedFields",
+        ] {
+            m.remove(k);
+        }
+    }
+}
+
+/// What an update keeps of the stored object `existing` whatever the body says: the
+/// server-owned metadata, and with a status subresource the status.
+pub(crate) fn keep_server_fields(new: &mut Value, existing: &Value, status_subresource: bool) {
+    for k in [
+        "uid",
+        "creationTimestamp",
+        "generation",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "namespace",
+    ] {
+        match existing["metadata"].get(k) {
+            Some(v) => new["metadata"][k] = v.clone(),
+            None => {
+                if let Value::Object(m) = &mut new["metadata"] {
+                    m.remove(k);
+                }
+            }
+        }
+    }
+    if status_subresource {
+        match existing.get("status") {
+            Some(s) => new["status"] = s.clone(),
+            None => {
+                if let Value::Object(m) = new {
+                    m.remove("status");
+                }
+            }
+        }
+    }
+}
+
+/// A write through the status subresource: the stored object with the body's status.
+pub(crate) fn with_status_of(existing: &Value, body: &Value) -> Value {
+    let mut result = existing.clone();
+    match body.get("status").filter(|s| !s.is_null()) {
+        Some(status) => result["status"] = status.clone(),
+        None => {
+            if let Value::Object(m) = &mut result {
+                m.remove("status");
+            }
+        }
+    }
+    result
+}
+
+/// Why an update's uid precondition failed, in the store's words (naming the object's etcd
+/// key).
+pub(crate) fn uid_precondition_failed(
+    group: &str,
+    plural: &str,
+    namespace: Option<&str>,
+    name: &str,
+    uid: &str,
+    current: &str,
+) -> String {
+    let key = match namespace {
+        Some(ns) => format!("/registry/{group}/{plural}/{ns}/{name}"),
+        None => format!("/registry/{group}/{plural}/{name}"),
+    };
+    format!(
+        "StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, \
+         AdditionalErrorMsg: Precondition failed: UID in precondition: {uid}, \
+         UID in object meta: {current}"
+    )
+}
+
+/// Why an update of a stale resourceVersion failed.
+pub(crate) const MODIFIED: &str =
+    "the object has been modified; please apply your changes to the latest version and try again";
+
+/// The schema's work on a written object, as decoding does it: nulls the schema does not
+/// allow dropped, undeclared fields pruned, defaults applied.
+pub(crate) fn prepare(schema: &Value, object: &mut Value) {
+    drop_nulls(schema, object);
+    super::decode::prune(schema, object);
+    apply_defaults(schema, object);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_names_stay_within_63_characters() {
+        let name = generated_name("web-", 1);
+        assert_eq!(name.len(), 9);
+        assert!(name.starts_with("web-"));
+        let long = "a".repeat(100);
+        let name = generated_name(&long, 1);
+        assert_eq!(name.len(), 63);
+        assert!(name.starts_with(&"a".repeat(58)));
+    }
+}
