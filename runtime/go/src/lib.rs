@@ -10,6 +10,8 @@
 //! - [`regexp`]: Go's `regexp` package — the syntax of `regexp/syntax` (RE2's, as
 //!   `regexp.Compile` parses it), its error messages word for word, and its matching, with the
 //!   Unicode tables of Go's `unicode` package.
+//! - [`unicode`]: the predicates of Go's `unicode` package that Kubernetes' messages and
+//!   checks depend on (`unicode.IsPrint`), from the same tables.
 //!
 //! It is a port of behaviour, not of code: the rules come from reading Go's source, and a
 //! corpus recorded from the Go toolchain (`testdata/`) checks every answer.
@@ -17,3 +19,4 @@
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod regexp;
+pub mod unicode;

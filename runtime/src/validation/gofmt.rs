@@ -112,42 +112,9 @@ pub fn json_float(f: f64) -> String {
 }
 
 /// Whether Go's `unicode.IsPrint` holds: letters, marks, numbers, punctuation, symbols and
-/// the ASCII space. Control, format, private-use and separator characters are not
-/// printable; unassigned code points are treated as printable (an approximation: Rust's
-/// standard library has no general-category table).
+/// the ASCII space, from Go's own Unicode tables.
 pub fn is_print(c: char) -> bool {
-    if c == ' ' {
-        return true;
-    }
-    if c.is_control() || c.is_whitespace() {
-        return false;
-    }
-    let u = c as u32;
-    let format = matches!(
-        u,
-        0xAD | 0x600..=0x605
-            | 0x61C
-            | 0x6DD
-            | 0x70F
-            | 0x890..=0x891
-            | 0x8E2
-            | 0x180E
-            | 0x200B..=0x200F
-            | 0x2028..=0x202E
-            | 0x2060..=0x2064
-            | 0x2066..=0x206F
-            | 0xFEFF
-            | 0xFFF9..=0xFFFB
-            | 0x110BD
-            | 0x110CD
-            | 0x13430..=0x1343F
-            | 0x1BCA0..=0x1BCA3
-            | 0x1D173..=0x1D17A
-            | 0xE0001
-            | 0xE0020..=0xE007F
-    );
-    let private = matches!(u, 0xE000..=0xF8FF | 0xF0000..=0xFFFFD | 0x100000..=0x10FFFD);
-    !(format || private || u == 0xFFFE || u == 0xFFFF)
+    kubegen_go::unicode::is_print(c)
 }
 
 /// Go's `strconv.Quote` (`%q`): a double-quoted string with Go escapes.

@@ -38,6 +38,8 @@ mod tables;
 mod tree;
 mod unicode;
 
+pub(crate) use unicode::in_category;
+
 use std::ops::Range;
 
 use regex_automata::meta;

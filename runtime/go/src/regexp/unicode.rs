@@ -59,6 +59,21 @@ fn lookup(canonical: &str) -> Option<&'static (&'static str, Table, Option<Table
         .map(|i| &NAMES[i])
 }
 
+/// Whether `r` is in the general category `name` (`L`, `Nd`, ...), as Go's `unicode.Is`
+/// answers with the category's table; `false` for a name that is no category.
+pub(crate) fn in_category(name: &str, r: u32) -> bool {
+    let Some((_, table, _)) = lookup(name) else {
+        return false;
+    };
+    // The ranges are sorted and disjoint: the last one starting at or below `r` is the only
+    // one that can hold it.
+    let i = table.partition_point(|&(lo, _, _)| lo <= r);
+    let Some(&(lo, hi, stride)) = i.checked_sub(1).and_then(|i| table.get(i)) else {
+        return false;
+    };
+    r <= hi && (r - lo) % stride.max(1) == 0
+}
+
 /// The spelling Go looks names up by: the first letter upper case, the others lower case,
 /// with `_`, `-` and spaces dropped.
 fn canonical_name(name: &str) -> String {
