@@ -71,7 +71,7 @@ pub(crate) fn in_category(name: &str, r: u32) -> bool {
     let Some(&(lo, hi, stride)) = i.checked_sub(1).and_then(|i| table.get(i)) else {
         return false;
     };
-    r <= hi && (r - lo) % stride.max(1) == 0
+    r <= hi && (r - lo).is_multiple_of(stride.max(1))
 }
 
 /// The spelling Go looks names up by: the first letter upper case, the others lower case,
