@@ -12,13 +12,6 @@ use crate::validation::decode::{self as shared, coerce, gojson, strict_errors};
 use crate::validation::gofmt;
 use crate::validation::{BadValue, FieldError};
 
-/// `fieldValidation` as a request's query parameter; an unknown value is `Invalid` in the
-/// request's options (`CreateOptions`, `UpdateOptions`, `PatchOptions`).
-pub fn field_validation(value: Option<&str>, options: &str) -> Result<FieldValidation, ApiError> {
-    FieldValidation::parse(value)
-        .map_err(|error| ApiError::invalid("meta.k8s.io", options, "", &[error]))
-}
-
 /// A create or update body for a resource of kind `kind` (served at `api_version`),
 /// decoded and coerced with `schema` — the schema of the version the body names, `None` when
 /// no served version has that name. Returns the object and the warnings to send.
@@ -105,6 +98,27 @@ pub fn json_patch(data: &[u8]) -> Result<json_patch::Patch, ApiError> {
         )));
     }
     serde_json::from_value(value).map_err(|e| ApiError::bad_request(e.to_string()))
+}
+
+/// A server-side apply body (`application/apply-patch+yaml`), read as YAML.
+pub fn apply_patch(data: &[u8]) -> Result<Value, ApiError> {
+    let text = std::str::from_utf8(data)
+        .map_err(|_| ApiError::bad_request("the apply body is not UTF-8"))?;
+    serde_yaml_ng::from_str(text)
+        .map_err(|e| ApiError::bad_request(format!("invalid apply configuration: {e}")))
+}
+
+/// A YAML body (`Content-Type: application/yaml` on a create, update or delete) as JSON,
+/// as the apiserver's YAML serializer converts it (`sigs.k8s.io/yaml.YAMLToJSON`) before
+/// decoding it as it decodes JSON; a conversion error answers as a body that is no object
+/// of kind `kind`. This is the one place such bodies are read as YAML.
+pub fn yaml_to_json(data: &[u8], kind: &str) -> Result<Vec<u8>, ApiError> {
+    let unrecognized = |why: String| ApiError::bad_request(shared::unrecognized(kind, data, &why));
+    let text = std::str::from_utf8(data)
+        .map_err(|_| unrecognized("yaml: invalid leading UTF-8 octet".to_owned()))?;
+    let value: Value =
+        serde_yaml_ng::from_str(text).map_err(|e| unrecognized(format!("yaml: {e}")))?;
+    serde_json::to_vec(&value).map_err(|e| unrecognized(e.to_string()))
 }
 
 /// Delete options (an empty body means none).

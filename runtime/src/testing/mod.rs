@@ -210,7 +210,12 @@ impl ApiServer {
                 });
                 tokio::spawn(async move {
                     let io = hyper_util::rt::TokioIo::new(stream);
+                    // Go's server: headers limited by their size alone (1 MiB and its
+                    // 4096 bytes of slack), however many they are.
                     let _ = hyper::server::conn::http1::Builder::new()
+                        .max_headers(http::MAX_HEADERS)
+                        .max_header_size(http::MAX_HEADER_BYTES)
+                        .max_buf_size(http::MAX_HEADER_BYTES + 64 * 1024)
                         .serve_connection(io, service)
                         .await;
                 });

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::validation::{FieldError, invalid_message};
+use crate::validation::{FieldError, gofmt, invalid_message};
 
 /// A failed request, rendered as a `Status` object.
 #[derive(Clone, Debug, PartialEq)]
@@ -126,11 +126,59 @@ impl ApiError {
 
     /// A patch whose content type is none the apiserver accepts for custom resources.
     pub fn unsupported_media_type() -> Self {
+        Self::unsupported_media_type_of(&[
+            "application/json-patch+json",
+            "application/merge-patch+json",
+            "application/apply-patch+yaml",
+        ])
+    }
+
+    /// A body whose content type is none of `accepted` (415).
+    pub fn unsupported_media_type_of(accepted: &[&str]) -> Self {
         Self::new(
             415,
             "UnsupportedMediaType",
-            "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: {}",
+                accepted.join(", ")
+            ),
         )
+    }
+
+    /// A request whose `Accept` header none of `accepted` matches (406).
+    pub fn not_acceptable(accepted: &[&str]) -> Self {
+        Self::new(
+            406,
+            "NotAcceptable",
+            format!(
+                "only the following media types are accepted: {}",
+                accepted.join(", ")
+            ),
+        )
+    }
+
+    /// A 406 with its own message (a transformation the object cannot take).
+    pub fn not_acceptable_message(message: impl Into<String>) -> Self {
+        Self::new(406, "NotAcceptable", message)
+    }
+
+    /// `NewMethodNotSupported`: a verb a resource does not serve (`create` on a status
+    /// subresource, an `OPTIONS` request, whose verb is empty).
+    pub fn method_not_supported(group: &str, plural: &str, verb: &str) -> Self {
+        let qualified = match group {
+            "" => plural.to_owned(),
+            g => format!("{plural}.{g}"),
+        };
+        let mut e = Self::new(
+            405,
+            "MethodNotAllowed",
+            format!(
+                "{verb} is not supported on resources of kind {}",
+                gofmt::quote(&qualified)
+            ),
+        );
+        e.details = Some(json!({"group": group, "kind": plural}));
+        e
     }
 
     /// A JSON patch that cannot be applied (a failed `test`, a missing path): the apiserver
@@ -145,23 +193,13 @@ impl ApiError {
         e
     }
 
-    /// An apply patch without a `fieldManager`: the apiserver refuses its `PatchOptions`.
-    pub fn field_manager_required() -> Self {
-        let mut e = Self::new(
-            422,
-            "Invalid",
-            "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch",
-        );
-        e.details = Some(json!({
-            "group": "meta.k8s.io",
-            "kind": "PatchOptions",
-            "causes": [{"reason": "FieldValueRequired", "message": "Required value: is required for apply patch", "field": "fieldManager"}],
-        }));
-        e
-    }
-
-    pub fn too_large() -> Self {
-        Self::new(413, "RequestEntityTooLarge", "the request is too large")
+    /// `NewRequestEntityTooLargeError`: 413 `Request entity too large: <why>`.
+    pub fn too_large(why: &str) -> Self {
+        Self::new(
+            413,
+            "RequestEntityTooLarge",
+            format!("Request entity too large: {why}"),
+        )
     }
 
     /// A fault injected by a test (500, 429, 410, ...).

@@ -48,16 +48,14 @@ impl FieldValidation {
     }
 }
 
-/// The strict decoder's complaints: duplicate fields, then unknown ones.
+/// The strict decoder's complaints: duplicate fields, then unknown ones. A duplicate's
+/// path is quoted with Go's `strconv.Quote` (sigs.k8s.io/json), an unknown field's written
+/// raw between quotes (the CRD decoder's `unknown field "%s"`).
 pub(crate) fn strict_errors(duplicates: &[String], unknown: &[String]) -> Vec<String> {
     duplicates
         .iter()
         .map(|p| format!("duplicate field {}", gofmt::quote(p)))
-        .chain(
-            unknown
-                .iter()
-                .map(|p| format!("unknown field {}", gofmt::quote(p))),
-        )
+        .chain(unknown.iter().map(|p| format!("unknown field \"{p}\"")))
         .collect()
 }
 

@@ -1,0 +1,336 @@
+//! A resource request, served as the apiserver's CRD handler serves it: the URL's scope
+//! and subresource checked first (`customresource_handler.go`), then each verb's handler
+//! checking what it checks in its own order (`handlers/create.go`, `update.go`,
+//! `patch.go`, `get.go`, `delete.go`), reading the body only at its turn. Which check comes
+//! first decides which error a request with several faults gets.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::StreamExt;
+use http::{Response, StatusCode, header};
+use http_body_util::{BodyExt, StreamBody};
+use hyper::body::Frame;
+use serde_json::Value;
+
+use super::media::{self, BodyFormat, Encoding, PatchType};
+use super::options::{self, Write};
+use super::output::Output;
+use super::path::{ResourceRequest, Verb};
+use super::warnings::Recorder;
+use super::{Call, RequestBody, ResponseBody, page_not_found, read_body};
+use crate::resource::Scope;
+use crate::testing::Inner;
+use crate::testing::decode;
+use crate::testing::state::{Change, ListOptions, State, Target, WriteOptions};
+use crate::testing::status::ApiError;
+use crate::validation::decode::gojson;
+
+/// What the CRD handler makes of a resource request before any verb's handler runs.
+enum Resolved {
+    /// No handler: the plain-text `404 page not found` (an unknown resource, a served
+    /// version the kind lacks, a URL of the other scope).
+    PageNotFound,
+    Target(Target),
+}
+
+/// `crdHandler.ServeHTTP`'s checks: the kind, its scope against the URL's (a namespaced
+/// kind is listed and watched across namespaces, nothing else), the version, and the
+/// subresource (one the kind does not have is a NotFound naming the object).
+fn resolve(state: &State, r: &ResourceRequest) -> Result<Resolved, ApiError> {
+    let Some(kind) = state
+        .kinds
+        .iter()
+        .position(|k| k.group == r.group && k.plural == r.resource)
+    else {
+        return Ok(Resolved::PageNotFound);
+    };
+    let entry = &state.kinds[kind];
+    let namespaced = entry.scope == Scope::Namespaced;
+    let across_namespaces = matches!(r.verb, Some(Verb::List | Verb::Watch));
+    match (namespaced, r.namespace.is_empty()) {
+        (false, false) => return Ok(Resolved::PageNotFound),
+        (true, true) if !across_namespaces => return Ok(Resolved::PageNotFound),
+        _ => {}
+    }
+    let Some(version) = entry.version(&r.version) else {
+        return Ok(Resolved::PageNotFound);
+    };
+    match r.subresource.as_str() {
+        "" => {}
+        "status" if version.status => {}
+        "scale" if version.scale.is_some() => {}
+        _ => return Err(ApiError::not_found(entry.group, entry.plural, &r.name)),
+    }
+    let text = |s: &str| (!s.is_empty()).then(|| s.to_owned());
+    Ok(Resolved::Target(Target {
+        kind,
+        version: version.name.to_owned(),
+        namespace: text(&r.namespace),
+        name: text(&r.name),
+        subresource: text(&r.subresource),
+    }))
+}
+
+/// Serves a resource request; `body` is read at the point the verb's handler reads it.
+pub async fn serve(
+    inner: &Arc<Inner>,
+    call: &Call,
+    r: &ResourceRequest,
+    body: impl RequestBody,
+    warnings: &mut Recorder,
+) -> Result<Response<ResponseBody>, ApiError> {
+    let (t, group, plural) = {
+        let state = inner.lock();
+        match resolve(&state, r)? {
+            Resolved::PageNotFound => return Ok(page_not_found()),
+            Resolved::Target(t) => {
+                let entry = &state.kinds[t.kind];
+                (t, entry.group, entry.plural)
+            }
+        }
+    };
+    // A subresource serves get, update and patch; the resource every verb.
+    let verb = match (&t.subresource, r.verb) {
+        (Some(_), Some(v @ (Verb::Get | Verb::Update | Verb::Patch))) | (None, Some(v)) => v,
+        (_, verb) => {
+            let verb = verb.map_or("", Verb::as_str);
+            return Err(ApiError::method_not_supported(group, plural, verb));
+        }
+    };
+    let output = || Output::negotiate(&call.accept(), call.pretty);
+    match verb {
+        Verb::Get => {
+            let out = output()?;
+            export(call)?;
+            let object = inner.lock().get(&t)?;
+            Ok(out.write(200, object))
+        }
+        Verb::List => {
+            let out = output()?;
+            let state = inner.lock();
+            let o = list_options(&state, &t, call, false)?;
+            Ok(out.write(200, state.list(&t, &o)?))
+        }
+        Verb::Watch => watch(inner, call, &t),
+        Verb::Create => {
+            let out = output()?;
+            let format = media::body_format(&call.content_type())?;
+            let body = read_body(body).await?;
+            let w = options::write(&call.query, Write::Create, &call.user_agent)?;
+            let collection = Target {
+                name: None,
+                ..t.clone()
+            };
+            let mut state = inner.lock();
+            let object = write_body(&state, &t, &body, format, &w, warnings)?;
+            let mut found = Vec::new();
+            let created = state.create(&collection, object, &w, &mut found);
+            warnings.extend(found);
+            Ok(out.write(201, created?))
+        }
+        Verb::Update => {
+            require_name(&t)?;
+            let out = output()?;
+            let body = read_body(body).await?;
+            let w = options::write(&call.query, Write::Update, &call.user_agent)?;
+            let format = media::body_format(&call.content_type())?;
+            let mut state = inner.lock();
+            let object = match t.subresource.as_deref() {
+                Some("scale") => decode::object(&json_bytes(&body, format, "Scale")?, "Scale")?,
+                _ => write_body(&state, &t, &body, format, &w, warnings)?,
+            };
+            let mut found = Vec::new();
+            let written = state.write(&t, Change::Replace(object), &w, &mut found);
+            warnings.extend(found);
+            let (code, object) = written?;
+            Ok(out.write(code, object))
+        }
+        Verb::Patch => {
+            let patch = media::patch_type(&call.content_type())?;
+            require_name(&t)?;
+            let out = output()?;
+            let body = read_body(body).await?;
+            let apply = patch == PatchType::Apply;
+            let w = options::write(&call.query, Write::Patch { apply }, &call.user_agent)?;
+            let change = match patch {
+                PatchType::Merge => {
+                    Change::MergePatch(decode::merge_patch(&body)?, gojson::duplicate_fields(&body))
+                }
+                PatchType::Json => Change::JsonPatch(decode::json_patch(&body)?),
+                PatchType::Apply => Change::Apply(decode::apply_patch(&body)?),
+            };
+            let mut found = Vec::new();
+            let written = inner.lock().write(&t, change, &w, &mut found);
+            warnings.extend(found);
+            let (code, object) = written?;
+            Ok(out.write(code, object))
+        }
+        Verb::Delete => {
+            let out = output()?;
+            let body = read_body(body).await?;
+            let (options, w) = delete_options(call, &body)?;
+            let mut found = Vec::new();
+            let deleted = inner.lock().delete(&t, &options, &w, &mut found);
+            warnings.extend(found);
+            Ok(out.write(200, deleted?))
+        }
+        Verb::DeleteCollection => {
+            let out = output()?;
+            let o = list_options(&inner.lock(), &t, call, false)?;
+            let body = read_body(body).await?;
+            let (options, w) = delete_options(call, &body)?;
+            let mut found = Vec::new();
+            let deleted = inner
+                .lock()
+                .delete_collection(&t, &o, &options, &w, &mut found);
+            warnings.extend(found);
+            Ok(out.write(200, deleted?))
+        }
+        // No request has the rules' wildcard verb.
+        Verb::All => Err(ApiError::method_not_supported(group, plural, "")),
+    }
+}
+
+/// A PUT or PATCH names its object: at a collection URL it is a 400.
+fn require_name(t: &Target) -> Result<(), ApiError> {
+    match t.name {
+        Some(_) => Ok(()),
+        None => Err(ApiError::bad_request("name must be provided")),
+    }
+}
+
+/// `?export` on a GET: accepted when false, refused since Kubernetes 1.14 otherwise.
+fn export(call: &Call) -> Result<(), ApiError> {
+    match call.query.go_bool("export") {
+        Some(true) => Err(ApiError::bad_request(
+            "the export parameter, deprecated since v1.14, is no longer supported",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A list's, watch's or delete-collection's query options: `timeoutSeconds` decoded first
+/// (a 400 when it is no integer), then the state's reading of the rest.
+fn list_options(
+    state: &State,
+    t: &Target,
+    call: &Call,
+    watch: bool,
+) -> Result<ListOptions, ApiError> {
+    timeout_seconds(call)?;
+    state.list_options(t, |key| call.query.first(key), watch)
+}
+
+/// `timeoutSeconds`, as Go's `strconv.ParseInt` reads it.
+fn timeout_seconds(call: &Call) -> Result<Option<i64>, ApiError> {
+    let Some(value) = call.query.first("timeoutSeconds") else {
+        return Ok(None);
+    };
+    value.parse::<i64>().map(Some).map_err(|e| {
+        let why = match e.kind() {
+            std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow => {
+                "value out of range"
+            }
+            _ => "invalid syntax",
+        };
+        ApiError::bad_request(format!(
+            "strconv.ParseInt: parsing {}: {why}",
+            crate::validation::gofmt::quote(value)
+        ))
+    })
+}
+
+/// A watch: the `Accept` negotiated as for a list, the watch opened, then its stream
+/// serializer negotiated (YAML has none: 406).
+fn watch(inner: &Arc<Inner>, call: &Call, t: &Target) -> Result<Response<ResponseBody>, ApiError> {
+    let out = Output::negotiate(&call.accept(), call.pretty)?;
+    let rx = {
+        let mut state = inner.lock();
+        let o = list_options(&state, t, call, true)?;
+        state.watch(
+            t,
+            o,
+            call.query.first("resourceVersion"),
+            call.query.go_bool("allowWatchBookmarks").unwrap_or(false),
+        )?
+    };
+    if out.encoding == Encoding::Yaml {
+        return Err(media::not_acceptable(true));
+    }
+    // No timeout, or zero: the apiserver picks one of at least 30 minutes.
+    let timeout = match timeout_seconds(call)? {
+        Some(s) if s < 0 => Duration::ZERO,
+        Some(s) if s > 0 => Duration::from_secs(s.unsigned_abs()),
+        _ => Duration::from_secs(1800),
+    };
+    inner.start_bookmark_ticker();
+    let deadline = tokio::time::Instant::now() + timeout;
+    let stream = futures::stream::unfold(rx, move |mut rx| async move {
+        match tokio::time::timeout_at(deadline, rx.recv()).await {
+            Ok(Some(frame)) => Some((frame, rx)),
+            _ => None,
+        }
+    })
+    .map(move |frame| Ok::<_, std::convert::Infallible>(Frame::data(out.watch_event(frame))));
+    Ok(Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(StreamBody::new(stream.boxed()).boxed_unsync())
+        .unwrap_or_else(|_| Response::new(http_body_util::Full::new(Bytes::new()).boxed_unsync())))
+}
+
+/// A create or update body of `t`'s kind, decoded and coerced with the schema of the
+/// version it names.
+fn write_body(
+    state: &State,
+    t: &Target,
+    body: &[u8],
+    format: BodyFormat,
+    w: &WriteOptions,
+    warnings: &mut Recorder,
+) -> Result<Value, ApiError> {
+    let entry = &state.kinds[t.kind];
+    let json = json_bytes(body, format, entry.kind)?;
+    let (object, found) = decode::write_body(
+        &json,
+        entry.kind,
+        &entry.api_version(&t.version),
+        |version| entry.version(version).map(|v| &v.schema),
+        w.field_validation,
+    )?;
+    warnings.extend(found);
+    Ok(object)
+}
+
+/// A body as JSON: YAML bodies (`Content-Type: application/yaml`) are converted first, and
+/// their conversion errors answer as the apiserver's for a body of kind `kind`.
+fn json_bytes<'b>(
+    body: &'b [u8],
+    format: BodyFormat,
+    kind: &str,
+) -> Result<std::borrow::Cow<'b, [u8]>, ApiError> {
+    match format {
+        BodyFormat::Json => Ok(std::borrow::Cow::Borrowed(body)),
+        BodyFormat::Yaml => decode::yaml_to_json(body, kind).map(std::borrow::Cow::Owned),
+    }
+}
+
+/// A DELETE's options: its body's when it has one (typed by its `Content-Type`), its
+/// query's otherwise; checked, with the dry run they ask for.
+fn delete_options(call: &Call, body: &[u8]) -> Result<(Value, WriteOptions), ApiError> {
+    let options = match body.is_empty() {
+        true => options::delete_from_query(&call.query)?,
+        false => {
+            let format = media::body_format(&call.content_type())?;
+            decode::delete_options(&json_bytes(body, format, "DeleteOptions")?)?
+        }
+    };
+    let dry_run = options::check_delete(&options)?;
+    let w = WriteOptions {
+        dry_run,
+        ..WriteOptions::default()
+    };
+    Ok((options, w))
+}
