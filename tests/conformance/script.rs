@@ -62,6 +62,8 @@ pub enum Step {
         path: String,
         query: Option<String>,
         content_type: Option<&'static str>,
+        /// Other request headers (`Accept`, ...).
+        headers: Vec<(&'static str, String)>,
         body: Payload,
         /// The object the request addresses (for `"{rv}"` and the GET after it).
         object: Option<String>,
@@ -124,10 +126,19 @@ impl Case {
             path,
             query,
             content_type,
+            headers: Vec::new(),
             body,
             object,
             capture: None,
         });
+        self
+    }
+
+    /// Sends the last request with the header `name: value` too.
+    pub fn header(mut self, name: &'static str, value: impl Into<String>) -> Case {
+        if let Some(Step::Write { headers, .. }) = self.steps.last_mut() {
+            headers.push((name, value.into()));
+        }
         self
     }
 

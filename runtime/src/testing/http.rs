@@ -126,6 +126,11 @@ pub async fn handle(inner: Arc<Inner>, req: Request<impl RequestBody>) -> Respon
     for value in warnings.headers() {
         response.headers_mut().append(header::WARNING, value);
     }
+    // A HEAD is answered as a GET without the body.
+    if call.method == Method::HEAD {
+        let (parts, _) = response.into_parts();
+        response = Response::from_parts(parts, Full::new(Bytes::new()).boxed_unsync());
+    }
     response
 }
 
