@@ -31,7 +31,10 @@ async fn status_with(
     e: &TestEnv,
     headers: Vec<(String, String)>,
 ) -> Option<u16> {
-    let uri = format!("/apis/client.kubegen.dev/v1/namespaces/{}/gadgets", e.namespace);
+    let uri = format!(
+        "/apis/client.kubegen.dev/v1/namespaces/{}/gadgets",
+        e.namespace
+    );
     let mut request = http::Request::get(uri);
     for (name, value) in headers {
         request = request.header(name, value);
@@ -48,7 +51,9 @@ async fn status_with(
 async fn headers_are_limited_by_size_alone_as_go_limits_them(e: TestEnv) {
     let client = over_tcp(&e).await;
     // Go counts no headers: 150 are fine (hyper's default refused more than 100).
-    let many = (0..150).map(|i| (format!("x-h{i}"), "v".to_owned())).collect();
+    let many = (0..150)
+        .map(|i| (format!("x-h{i}"), "v".to_owned()))
+        .collect();
     assert_eq!(status_with(&client, &e, many).await, Some(200));
     // One header of 1 MiB fits the apiserver's MaxHeaderBytes.
     let large = vec![("x-large".to_owned(), "a".repeat(1 << 20))];
@@ -75,7 +80,11 @@ async fn metadata_only_reads_answer_partial_object_metadata(e: TestEnv) {
     let meta = api.get_metadata("a").await.unwrap();
     assert_eq!(meta.metadata.name.as_deref(), Some("a"));
     assert_eq!(
-        meta.metadata.labels.unwrap_or_default().get("team").map(String::as_str),
+        meta.metadata
+            .labels
+            .unwrap_or_default()
+            .get("team")
+            .map(String::as_str),
         Some("x")
     );
     let types = meta.types.unwrap();

@@ -121,20 +121,170 @@ pub fn yaml_to_json(data: &[u8], kind: &str) -> Result<Vec<u8>, ApiError> {
     serde_json::to_vec(&value).map_err(|e| unrecognized(e.to_string()))
 }
 
-/// Delete options (an empty body means none).
+/// A DELETE's options body (one that is not empty), decoded as the apiserver decodes
+/// `DeleteOptions`: `null` is no options; a body that is no object, or of another kind, or
+/// with a field of the wrong type is a 400 with Go's message.
 pub fn delete_options(data: &[u8]) -> Result<Value, ApiError> {
-    if data.iter().all(u8::is_ascii_whitespace) {
-        return Ok(Value::Object(Default::default()));
-    }
+    let bad = |why: String| ApiError::bad_request(why);
+    let parse_error = |why: String| {
+        bad(format!(
+            "couldn't get version/kind; json parse error: {why}"
+        ))
+    };
     if let Some(e) = gojson::syntax_error(data) {
-        return Err(ApiError::bad_request(e));
+        return Err(parse_error(e));
     }
-    serde_json::from_slice(data).map_err(|e| ApiError::bad_request(e.to_string()))
+    let value: Value = serde_json::from_slice(data).map_err(|e| bad(e.to_string()))?;
+    let options = match value {
+        Value::Null => return Ok(Value::Object(Default::default())),
+        Value::Object(options) => options,
+        other => {
+            return Err(parse_error(format!(
+                "json: cannot unmarshal {} into Go value of type {}",
+                gojson::type_name(&other),
+                shared::TYPE_META
+            )));
+        }
+    };
+    let text = |key: &str| options.get(key).filter(|v| !v.is_null());
+    for key in ["apiVersion", "kind"] {
+        if let Some(v) = text(key).filter(|v| !v.is_string()) {
+            return Err(parse_error(format!(
+                "json: cannot unmarshal {} into Go struct field .{key} of type string",
+                gojson::type_name(v)
+            )));
+        }
+    }
+    let kind = text("kind").and_then(Value::as_str).unwrap_or("");
+    if !kind.is_empty() && kind != "DeleteOptions" {
+        let version = text("apiVersion")
+            .and_then(Value::as_str)
+            .filter(|v| !v.is_empty())
+            .unwrap_or("meta.k8s.io/v1");
+        return Err(bad(format!(
+            "no kind {} is registered for version {} in scheme \"pkg/apis/meta/internalversion/scheme/register.go:27\"",
+            gofmt::quote(kind),
+            gofmt::quote(version)
+        )));
+    }
+    delete_options_types(&options).map_err(bad)?;
+    Ok(Value::Object(options))
+}
+
+/// The first field of `DeleteOptions` whose value Go cannot decode into its type, as
+/// `encoding/json` words it.
+fn delete_options_types(options: &serde_json::Map<String, Value>) -> Result<(), String> {
+    // Go names the innermost struct and the whole path: `Preconditions.preconditions.uid`.
+    let refuse = |field: &str, value: &Value, go_type: &str| {
+        let owner = match field.starts_with("preconditions.") {
+            true => "Preconditions",
+            false => "DeleteOptions",
+        };
+        let what = match value {
+            Value::Number(n) if go_type == "int64" => format!("number {n}"),
+            other => gojson::type_name(other).to_owned(),
+        };
+        Err(format!(
+            "json: cannot unmarshal {what} into Go struct field {owner}.{field} of type {go_type}"
+        ))
+    };
+    let fields = [
+        ("gracePeriodSeconds", "int64"),
+        ("orphanDependents", "bool"),
+        ("propagationPolicy", "v1.DeletionPropagation"),
+        ("dryRun", "[]string"),
+        ("preconditions", "v1.Preconditions"),
+    ];
+    for (field, go_type) in fields {
+        let Some(value) = options.get(field).filter(|v| !v.is_null()) else {
+            continue;
+        };
+        let fits = match go_type {
+            "int64" => value.as_i64().is_some(),
+            "bool" => value.is_boolean(),
+            "[]string" => value.is_array(),
+            "v1.Preconditions" => value.is_object(),
+            _ => value.is_string(),
+        };
+        if !fits {
+            return refuse(field, value, go_type);
+        }
+    }
+    for item in options
+        .get("dryRun")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if !item.is_string() && !item.is_null() {
+            return refuse("dryRun", item, "string");
+        }
+    }
+    let preconditions = options.get("preconditions").and_then(Value::as_object);
+    for (key, go_type) in [("uid", "types.UID"), ("resourceVersion", "string")] {
+        if let Some(v) = preconditions
+            .and_then(|p| p.get(key))
+            .filter(|v| !v.is_string() && !v.is_null())
+        {
+            return refuse(&format!("preconditions.{key}"), v, go_type);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn delete_options_get_the_apiservers_messages() {
+        // Observed on kube-apiserver v1.36.2.
+        let refused = |body: &[u8]| delete_options(body).unwrap_err().message;
+        assert_eq!(
+            refused(b"{x"),
+            "couldn't get version/kind; json parse error: invalid character 'x' looking for beginning of object key string"
+        );
+        assert_eq!(
+            refused(b"[]"),
+            r#"couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" }"#
+        );
+        assert_eq!(
+            refused(b"  "),
+            "couldn't get version/kind; json parse error: unexpected end of JSON input"
+        );
+        assert_eq!(
+            refused(br#"{"kind":"Pod"}"#),
+            r#"no kind "Pod" is registered for version "meta.k8s.io/v1" in scheme "pkg/apis/meta/internalversion/scheme/register.go:27""#
+        );
+        assert_eq!(
+            refused(br#"{"kind":1}"#),
+            "couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string"
+        );
+        assert_eq!(
+            refused(br#"{"dryRun":"All"}"#),
+            "json: cannot unmarshal string into Go struct field DeleteOptions.dryRun of type []string"
+        );
+        assert_eq!(
+            refused(br#"{"dryRun":[1]}"#),
+            "json: cannot unmarshal number into Go struct field DeleteOptions.dryRun of type string"
+        );
+        assert_eq!(
+            refused(br#"{"gracePeriodSeconds":1.5}"#),
+            "json: cannot unmarshal number 1.5 into Go struct field DeleteOptions.gracePeriodSeconds of type int64"
+        );
+        for accepted in [
+            &b"null"[..],
+            b"{}",
+            br#"{"kind":"DeleteOptions","apiVersion":"x/y"}"#,
+            br#"{"apiVersion":"x/y"}"#,
+        ] {
+            assert!(
+                delete_options(accepted).is_ok(),
+                "{}",
+                String::from_utf8_lossy(accepted)
+            );
+        }
+    }
 
     #[test]
     fn malformed_objects_get_the_apiservers_messages() {

@@ -70,6 +70,7 @@ fn oversized() -> Vec<u8> {
 
 pub fn cases() -> Vec<Case> {
     [
+        delete_bodies(),
         order(),
         content_types(),
         accept(),
@@ -539,6 +540,34 @@ fn options() -> Vec<Case> {
             .raw(Method::GET, OBJECT, None, b""),
     ]);
     cases
+}
+
+/// DELETE options bodies, decoded as `DeleteOptions`.
+fn delete_bodies() -> Vec<Case> {
+    [
+        &b"{x"[..],
+        b"[]",
+        b"\"x\"",
+        b"null",
+        b"  ",
+        b"{} x",
+        br#"{"kind":"Pod","apiVersion":"v1"}"#,
+        br#"{"kind":"Pod"}"#,
+        br#"{"kind":"DeleteOptions","apiVersion":"x/y"}"#,
+        br#"{"kind":1}"#,
+        br#"{"dryRun":"All"}"#,
+        br#"{"dryRun":[1]}"#,
+        br#"{"gracePeriodSeconds":1.5}"#,
+        br#"{"preconditions":{"uid":1}}"#,
+    ]
+    .into_iter()
+    .map(|body| {
+        let name = format!("http delete body: {}", String::from_utf8_lossy(body));
+        with_scalar(&name)
+            .raw(Method::DELETE, OBJECT, Some(JSON), body)
+            .raw(Method::GET, OBJECT, None, b"")
+    })
+    .collect()
 }
 
 /// The URL: scope, subresources, percent-decoded names.

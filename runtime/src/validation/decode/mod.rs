@@ -86,7 +86,7 @@ pub(crate) fn unrecognized(kind: &str, data: &[u8], why: &str) -> String {
 }
 
 /// The Go type the apiserver first decodes a body into, to find its apiVersion and kind.
-const TYPE_META: &str = r#"struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" }"#;
+pub(crate) const TYPE_META: &str = r#"struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" }"#;
 
 /// What the apiserver reads first from a parsed body, `data` as sent: an object with a
 /// `kind`, and string `apiVersion` and `kind`. The error is why it is unrecognized.
