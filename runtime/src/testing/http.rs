@@ -176,8 +176,12 @@ async fn serve(
     };
     let answer = discovery::answer(&inner.lock(), &document)?;
     match call.method {
+        // Discovery has the default restrictions: no transformations.
         Method::GET | Method::HEAD => {
-            Ok(output::Output::negotiate(&call.accept(), call.pretty)?.write(200, answer))
+            let accept = call.accept();
+            let out =
+                output::Output::negotiate_for(&accept, call.pretty, media::Endpoint::Default)?;
+            Ok(out.write(200, answer))
         }
         ref m => Err(ApiError::method_not_allowed(m.as_str())),
     }

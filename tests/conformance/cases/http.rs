@@ -276,6 +276,24 @@ fn accept() -> Vec<Case> {
         list("application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"),
         list("application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"),
         list("application/yaml"),
+        get(
+            Case::new("http accept: discovery as text/plain"),
+            "/apis/conformance.kubegen.dev",
+        )
+        .header("Accept", "text/plain"),
+        get(
+            Case::new("http accept: discovery as YAML"),
+            "/apis/conformance.kubegen.dev",
+        )
+        .header("Accept", "application/yaml"),
+        get(
+            Case::new("http accept: discovery as PartialObjectMetadata"),
+            "/apis/conformance.kubegen.dev/v1",
+        )
+        .header(
+            "Accept",
+            "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1",
+        ),
         Case::new("http accept: a missing object as YAML")
             .raw(Method::GET, OBJECT, None, b"")
             .header("Accept", "application/yaml"),

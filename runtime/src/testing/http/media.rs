@@ -173,12 +173,13 @@ pub struct Negotiated {
     pub convert: Option<Convert>,
 }
 
-/// Who asks: a custom resource's handlers (JSON and YAML, Table and PartialObjectMetadata
-/// transformations), or the error writer (any served type, no transformation).
+/// Who asks: a custom resource's handlers (JSON and YAML, and the PartialObjectMetadata
+/// transformations), or one with the apiserver's default restrictions, the error writer and
+/// discovery (any served type, no transformation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Endpoint {
     Resource,
-    Errors,
+    Default,
 }
 
 /// One clause of an `Accept` header, as goautoneg parses it.
@@ -314,7 +315,7 @@ fn accept_options(
             "stream" if !value.is_empty() && (encoding == Encoding::Yaml || value != "watch") => {
                 return None;
             }
-            "sv" if !value.is_empty() && (endpoint == Endpoint::Errors || value != "v1") => {
+            "sv" if !value.is_empty() && (endpoint == Endpoint::Default || value != "v1") => {
                 return None;
             }
             "pretty" => pretty = value == "1",
@@ -326,7 +327,7 @@ fn accept_options(
         // transformation), the error writer every type and no transformation.
         (Endpoint::Resource, None) if encoding == Encoding::Protobuf => return None,
         (_, None) => None,
-        (Endpoint::Errors, Some(_)) => return None,
+        (Endpoint::Default, Some(_)) => return None,
         (Endpoint::Resource, Some((kind, group, version))) => {
             let meta = group == "meta.k8s.io" && (version == "v1" || version == "v1beta1");
             // The in-memory server renders no Tables: it skips a Table clause as the
@@ -502,16 +503,16 @@ mod tests {
             assert_eq!(served(refused), None, "{refused}");
         }
         // The error writer takes protobuf, and no transformation.
-        assert!(negotiate("application/vnd.kubernetes.protobuf", Endpoint::Errors).is_some());
+        assert!(negotiate("application/vnd.kubernetes.protobuf", Endpoint::Default).is_some());
         assert!(
             negotiate(
                 "application/json;as=Table;g=meta.k8s.io;v=v1",
-                Endpoint::Errors
+                Endpoint::Default
             )
             .is_none()
         );
         assert!(negotiate("application/json;sv=v1", Endpoint::Resource).is_some());
-        assert!(negotiate("application/json;sv=v1", Endpoint::Errors).is_none());
+        assert!(negotiate("application/json;sv=v1", Endpoint::Default).is_none());
         assert!(negotiate("application/json;x=1=", Endpoint::Resource).is_some());
     }
 

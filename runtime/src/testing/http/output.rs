@@ -25,8 +25,16 @@ impl Output {
     /// nothing in `accept` is served. `pretty` is the request's own wish
     /// ([`pretty_requested`]).
     pub fn negotiate(accept: &str, pretty: bool) -> Result<Output, ApiError> {
-        let n = media::negotiate(accept, Endpoint::Resource)
-            .ok_or_else(|| media::not_acceptable(false))?;
+        Self::negotiate_for(accept, pretty, Endpoint::Resource)
+    }
+
+    /// [`Output::negotiate`] for `endpoint`'s restrictions (discovery has the default ones).
+    pub fn negotiate_for(
+        accept: &str,
+        pretty: bool,
+        endpoint: Endpoint,
+    ) -> Result<Output, ApiError> {
+        let n = media::negotiate(accept, endpoint).ok_or_else(|| media::not_acceptable(false))?;
         Ok(Output {
             encoding: n.encoding,
             pretty: n.encoding == Encoding::Json && (n.pretty || pretty),
@@ -45,8 +53,7 @@ impl Output {
         };
         match self.encoding {
             Encoding::Yaml => encoded(code, "application/yaml", yaml(&value).into_bytes()),
-            // Protobuf is only negotiated for a transformation, which is not rendered in
-            // protobuf here: JSON instead.
+            // Protobuf is not rendered here: JSON instead.
             Encoding::Json | Encoding::Protobuf => {
                 encoded(code, "application/json", json(&value, self.pretty))
             }
@@ -102,7 +109,7 @@ pub fn pretty_requested(raw_query: Option<&str>, query: &Query, user_agent: &str
 /// transformations, and as indented JSON when nothing in `accept` is served.
 pub fn error(e: &ApiError, accept: &str, pretty: bool) -> Response<ResponseBody> {
     let status = e.to_status();
-    let mut response = match media::negotiate(accept, Endpoint::Errors) {
+    let mut response = match media::negotiate(accept, Endpoint::Default) {
         Some(n) if n.encoding == Encoding::Yaml => {
             encoded(e.code, "application/yaml", yaml(&status).into_bytes())
         }
