@@ -7,6 +7,9 @@
 //! holds what both the derive (a proc-macro, which cannot depend on the runtime) and the
 //! runtime need for that:
 //!
+//! - [`json`]: Go's `encoding/json` as the apiserver decodes request bodies and encodes
+//!   responses — its syntax errors, depth limit, U+FFFD for what is not text, numbers,
+//!   duplicate keys and float formatting.
 //! - [`regexp`]: Go's `regexp` package — the syntax of `regexp/syntax` (RE2's, as
 //!   `regexp.Compile` parses it), its error messages word for word, and its matching, with the
 //!   Unicode tables of Go's `unicode` package.
@@ -16,4 +19,5 @@
 
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod json;
 pub mod regexp;
