@@ -17,7 +17,6 @@ use super::state::{Change, State, Target, WriteOptions};
 use super::status::ApiError;
 use crate::fieldpath::managed::manager_from_user_agent;
 use crate::resource::Scope;
-use crate::validation::decode::gojson;
 use crate::validation::gofmt;
 
 /// The response body type of the in-memory server.
@@ -27,7 +26,9 @@ pub type ResponseBody = UnsyncBoxBody<Bytes, Infallible>;
 const MAX_BODY: usize = 3 * 1024 * 1024;
 
 fn full(status: StatusCode, value: &Value) -> Response<ResponseBody> {
-    let body = serde_json::to_vec(value).unwrap_or_default();
+    // Go's encoder, as the apiserver's `json.Encoder`, which ends the body with a newline.
+    let mut body = kubegen_go::json::to_vec(value);
+    body.push(b'\n');
     Response::builder()
         .status(status)
         .header(header::CONTENT_TYPE, "application/json")
@@ -500,6 +501,7 @@ fn dispatch(
         let entry = &state.kinds[t.kind];
         let (object, found) = decode::write_body(
             body,
+            content_type == "application/yaml",
             entry.kind,
             &entry.api_version(&t.version),
             |version| entry.version(version).map(|v| &v.schema),
@@ -555,7 +557,7 @@ fn dispatch(
         (&Method::GET, false) => state.get(t).map(|v| Outcome::Json(200, v)),
         (&Method::PUT, false) => {
             let object = match t.subresource.as_deref() {
-                Some("scale") => decode::object(body, "Scale")?,
+                Some("scale") => decode::object(body, "Scale", "autoscaling/v1")?,
                 _ => write_body(body)?,
             };
             state
@@ -565,20 +567,21 @@ fn dispatch(
         (&Method::PATCH, false) => {
             let change = match content_type {
                 "application/merge-patch+json" => {
-                    Change::MergePatch(decode::merge_patch(body)?, gojson::duplicate_fields(body))
+                    let (patch, complaints) = decode::merge_patch(body, w.field_validation)?;
+                    Change::MergePatch(patch, complaints)
                 }
-                "application/json-patch+json" => Change::JsonPatch(decode::json_patch(body)?),
+                "application/json-patch+json" => {
+                    let (patch, complaints) = decode::json_patch(body, w.field_validation)?;
+                    Change::JsonPatch(patch, complaints)
+                }
                 "application/apply-patch+yaml" | "application/apply-patch+cbor"
                     if param(q, "fieldManager").unwrap_or("").is_empty() =>
                 {
                     return Err(ApiError::field_manager_required());
                 }
                 "application/apply-patch+yaml" | "application/apply-patch+cbor" => {
-                    let text = std::str::from_utf8(body)
-                        .map_err(|_| ApiError::bad_request("the apply body is not UTF-8"))?;
-                    Change::Apply(serde_yaml_ng::from_str(text).map_err(|e| {
-                        ApiError::bad_request(format!("invalid apply configuration: {e}"))
-                    })?)
+                    let (object, duplicates) = decode::apply(body)?;
+                    Change::Apply(object, duplicates)
                 }
                 _ => return Err(ApiError::unsupported_media_type()),
             };

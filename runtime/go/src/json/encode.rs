@@ -73,13 +73,13 @@ pub fn to_vec(value: &Value) -> Vec<u8> {
     }
 }
 
+/// A number as Go holds it in an unstructured object: an int64, or else a float64 (a
+/// uint64 past int64's range included).
 fn write_number(out: &mut Vec<u8>, n: &Number) {
-    if let Some(i) = n.as_i64() {
-        out.extend_from_slice(i.to_string().as_bytes());
-    } else if let Some(u) = n.as_u64() {
-        out.extend_from_slice(u.to_string().as_bytes());
-    } else if let Some(f) = n.as_f64() {
-        out.extend_from_slice(format_float(f).as_bytes());
+    match (n.as_i64(), n.as_f64()) {
+        (Some(i), _) => out.extend_from_slice(i.to_string().as_bytes()),
+        (None, Some(f)) => out.extend_from_slice(format_float(f).as_bytes()),
+        (None, None) => out.extend_from_slice(b"0"),
     }
 }
 

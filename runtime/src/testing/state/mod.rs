@@ -219,12 +219,12 @@ pub struct WriteOptions {
 pub enum Change {
     /// PUT with the whole object.
     Replace(Value),
-    /// `application/merge-patch+json`, and the paths of the keys it repeats.
+    /// `application/merge-patch+json`, and the strict decoder's complaints about it.
     MergePatch(Value, Vec<String>),
-    /// `application/json-patch+json`.
-    JsonPatch(json_patch::Patch),
-    /// `application/apply-patch+yaml`.
-    Apply(Value),
+    /// `application/json-patch+json`, and the strict decoder's complaints about it.
+    JsonPatch(json_patch::Patch, Vec<String>),
+    /// `application/apply-patch+yaml`, and the keys it sets twice (strict decoding's lines).
+    Apply(Value, Vec<String>),
 }
 
 pub(super) type Key = (usize, String, String);
