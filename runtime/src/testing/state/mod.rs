@@ -291,6 +291,22 @@ fn without(object: &Value, keys: &[&str]) -> Value {
     o
 }
 
+impl Drop for State {
+    /// Stored objects may nest 10,000 deep and the server may be dropped on any thread, so
+    /// they are taken apart without recursion.
+    fn drop(&mut self) {
+        for (_, object) in std::mem::take(&mut self.objects) {
+            kubegen_go::json::dismantle(object);
+        }
+        for event in std::mem::take(&mut self.events) {
+            kubegen_go::json::dismantle(event.new);
+            if let Some(old) = event.old {
+                kubegen_go::json::dismantle(old);
+            }
+        }
+    }
+}
+
 impl State {
     pub fn new(kinds: Vec<KindEntry>) -> Self {
         State {

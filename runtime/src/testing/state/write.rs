@@ -284,6 +284,7 @@ impl State {
                 .as_array()
                 .is_none_or(|f| f.is_empty());
         if w.dry_run {
+            kubegen_go::json::through_storage(&mut result);
             return Ok((200, result));
         }
         if finalizers_done {
