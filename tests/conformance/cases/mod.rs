@@ -6,6 +6,7 @@ mod cel;
 mod cel_probes;
 mod cel_updates;
 mod collections;
+mod decoding;
 mod ownership;
 mod patterns;
 mod reads;
@@ -97,6 +98,7 @@ pub fn all() -> Vec<Case> {
         builtins::cases(),
         versions::cases(),
         patterns::cases(),
+        decoding::cases(),
     ]
     .concat()
 }
