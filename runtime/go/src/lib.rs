@@ -7,6 +7,13 @@
 //! holds what both the derive (a proc-macro, which cannot depend on the runtime) and the
 //! runtime need for that:
 //!
+//! - [`json`]: Go's `encoding/json` as the apiserver decodes request bodies and encodes
+//!   responses — its syntax errors, depth limit, U+FFFD for what is not text, numbers,
+//!   duplicate keys and float formatting.
+//! - [`strconv`]: Go's `strconv.Quote`, `unicode.IsPrint` and float formatting, as the
+//!   apiserver's messages print values.
+//! - [`yaml`]: go-yaml v2 (YAML 1.1) through sigs.k8s.io/yaml, as the apiserver reads
+//!   apply and YAML bodies — its scalar types, first-document reading, limits and errors.
 //! - [`regexp`]: Go's `regexp` package — the syntax of `regexp/syntax` (RE2's, as
 //!   `regexp.Compile` parses it), its error messages word for word, and its matching, with the
 //!   Unicode tables of Go's `unicode` package.
@@ -18,5 +25,8 @@
 
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod json;
 pub mod regexp;
+pub mod strconv;
 pub mod unicode;
+pub mod yaml;

@@ -1,50 +1,58 @@
 //! Request bodies decoded as the apiserver decodes them for custom resources, with its
-//! errors: an object for create and update, merge and JSON patches, delete options. The
-//! schema coercion that comes with decoding (`metadata` through Go's `ObjectMeta`, unknown
-//! fields pruned) is `validation::decode`'s, which local validation shares.
+//! errors: an object for create and update (JSON or YAML), merge and JSON patches, apply
+//! bodies, delete options. The bytes are read as Go reads them (kubegen-go's `json` and
+//! `yaml`); the schema coercion that comes with decoding (`metadata` through Go's
+//! `ObjectMeta`, unknown fields pruned) is `validation::decode`'s, which local validation
+//! shares.
 
+use kubegen_go::json as gojson;
 use serde_json::Value;
 
 use super::status::ApiError;
 pub use crate::validation::decode::FieldValidation;
 pub(crate) use crate::validation::decode::prune;
-use crate::validation::decode::{self as shared, coerce, gojson, strict_errors};
+use crate::validation::decode::{self as shared, Parsed, Unreadable, coerce, strict_errors};
 use crate::validation::gofmt;
 use crate::validation::{BadValue, FieldError};
 
 /// A create or update body for a resource of kind `kind` (served at `api_version`),
 /// decoded and coerced with `schema` — the schema of the version the body names, `None` when
-/// no served version has that name. Returns the object and the warnings to send.
+/// no served version has that name. `yaml` says the body is `application/yaml`. Returns the
+/// object and the warnings to send.
 pub fn write_body<'s>(
     data: &[u8],
+    yaml: bool,
     kind: &str,
     api_version: &str,
     schema: impl Fn(&str) -> Option<&'s Value>,
     directive: FieldValidation,
 ) -> Result<(Value, Vec<String>), ApiError> {
-    let object = self::object(data, kind)?;
-    let duplicates = gojson::duplicate_fields(data);
+    let parsed = match yaml {
+        true => shared::parse_yaml(data),
+        false => shared::parse_json(data, data),
+    };
+    let Parsed { object, duplicates } =
+        parsed.map_err(|e| ApiError::bad_request(e.message(kind, api_version, data)))?;
     shared::body(object, kind, api_version, schema, &duplicates, directive)
         .map_err(ApiError::bad_request)
 }
 
 /// What a merge or JSON patch produced, decoded and coerced as the apiserver decodes it.
-/// Its failures are `Invalid` causes on `patch`, quoting the patched object.
+/// `patch_errors` are the strict decoder's complaints about the patch itself. Failures are
+/// `Invalid` causes on `patch`, quoting the patched object.
 pub fn patched_object(
     doc: &mut Value,
     schema: &Value,
-    patch_duplicates: &[String],
+    patch_errors: &[String],
     directive: FieldValidation,
 ) -> Result<Vec<String>, ApiError> {
     // Failures quote the patched object as it was before coercion; it is written out only
     // when something fails.
     let patched = doc.clone();
-    let invalid = |why: String| {
-        let error = FieldError::invalid("patch", BadValue::str(gofmt::marshal(&patched)), why);
-        ApiError::invalid("", "", "", &[error])
-    };
+    let invalid = |why: String| invalid_patch(&patched, why);
     let unknown = coerce(Some(schema), doc).map_err(&invalid)?;
-    let strict = strict_errors(patch_duplicates, &unknown);
+    let mut strict = patch_errors.to_vec();
+    strict.extend(strict_errors(&[], &unknown));
     match directive {
         FieldValidation::Strict if !strict.is_empty() => Err(invalid(format!(
             "strict decoding error: {}",
@@ -55,70 +63,170 @@ pub fn patched_object(
     }
 }
 
-/// A create or update body for a resource of kind `kind`.
-pub fn object(data: &[u8], kind: &str) -> Result<Value, ApiError> {
-    let unrecognized = |why: String| ApiError::bad_request(shared::unrecognized(kind, data, &why));
-    if let Some(e) = gojson::syntax_error(data) {
-        return Err(unrecognized(format!(
-            "couldn't get version/kind; json parse error: {e}"
-        )));
-    }
-    let value: Value = serde_json::from_slice(data).map_err(|e| unrecognized(e.to_string()))?;
-    shared::type_meta(&value, data).map_err(unrecognized)?;
-    Ok(value)
+/// The apiserver's `Invalid` for a patched object it cannot decode: a cause on `patch`
+/// quoting the object.
+fn invalid_patch(patched: &Value, why: String) -> ApiError {
+    let error = FieldError::invalid("patch", BadValue::str(gofmt::marshal(patched)), why);
+    ApiError::invalid("", "", "", &[error])
 }
 
-/// A JSON merge patch.
-pub fn merge_patch(data: &[u8]) -> Result<Value, ApiError> {
-    if let Some(e) = gojson::syntax_error(data) {
-        return Err(ApiError::bad_request(format!("error decoding patch: {e}")));
-    }
-    let value: Value = serde_json::from_slice(data)
-        .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
-    if !value.is_object() {
-        return Err(ApiError::bad_request(format!(
+/// A create or update body for a resource of kind `kind` (served at `api_version`).
+pub fn object(data: &[u8], kind: &str, api_version: &str) -> Result<Value, ApiError> {
+    shared::parse_json(data, data)
+        .map(|p| p.object)
+        .map_err(|e: Unreadable| ApiError::bad_request(e.message(kind, api_version, data)))
+}
+
+/// A JSON merge patch and the strict decoder's complaints about it (`duplicate field
+/// "spec.a"`). With `Warn` and `Strict` the patch is first decoded strictly (errors
+/// `error decoding patch: …`); evanphx/json-patch refuses what is no object with `Invalid JSON
+/// Patch`, and with `Ignore` that is all that reads it.
+pub fn merge_patch(
+    data: &[u8],
+    directive: FieldValidation,
+) -> Result<(Value, Vec<String>), ApiError> {
+    const BAD: &str = "Invalid JSON Patch";
+    let strict = directive != FieldValidation::Ignore;
+    let decoded = match gojson::decode(data, &[]) {
+        Ok(d) => d,
+        Err(e) if strict => {
+            return Err(ApiError::bad_request(format!("error decoding patch: {e}")));
+        }
+        Err(_) => return Err(ApiError::bad_request(BAD)),
+    };
+    let value = match decoded.value {
+        Ok(v) => v,
+        Err(e) if strict => {
+            return Err(ApiError::bad_request(format!("error decoding patch: {e}")));
+        }
+        // evanphx keeps numbers as text; the patched object is what fails to decode.
+        Err(e) => return Err(invalid_patch(&Value::Null, e.to_string())),
+    };
+    match &value {
+        Value::Object(_) => {
+            let duplicates = match strict {
+                true => strict_errors(&decoded.duplicates, &[]),
+                false => Vec::new(),
+            };
+            Ok((value, duplicates))
+        }
+        Value::Null => Err(ApiError::bad_request(BAD)),
+        Value::Array(_) if !strict => {
+            // The array replaces the object, which then has no kind to read.
+            Err(invalid_patch(
+                &value,
+                format!(
+                    "couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type {}",
+                    shared::TYPE_META
+                ),
+            ))
+        }
+        other if strict => Err(ApiError::bad_request(format!(
             "error decoding patch: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-            gojson::type_name(&value)
-        )));
+            gojson::type_name(other)
+        ))),
+        _ => Err(ApiError::bad_request(BAD)),
     }
-    Ok(value)
 }
 
-/// A JSON patch (RFC 6902): a list of operations.
-pub fn json_patch(data: &[u8]) -> Result<json_patch::Patch, ApiError> {
-    if let Some(e) = gojson::syntax_error(data) {
-        return Err(ApiError::bad_request(format!("error decoding patch: {e}")));
+/// A JSON patch (RFC 6902), a list of operations (`null` is none), and the strict
+/// decoder's complaints about it (`json patch duplicate field "[1].op"`). With `Warn` and
+/// `Strict` it is first decoded strictly into the apiserver's operation type (errors
+/// `error decoding patch: …`); evanphx/json-patch's own decoding errors come unprefixed.
+pub fn json_patch(
+    data: &[u8],
+    directive: FieldValidation,
+) -> Result<(json_patch::Patch, Vec<String>), ApiError> {
+    let strict = directive != FieldValidation::Ignore;
+    let refuse = |why: String| {
+        ApiError::bad_request(match strict {
+            true => format!("error decoding patch: {why}"),
+            false => why,
+        })
+    };
+    let decoded = gojson::decode(data, &[]).map_err(|e| refuse(e.to_string()))?;
+    let value = match decoded.value {
+        Ok(v) => v,
+        Err(e) if strict => return Err(refuse(e.to_string())),
+        Err(e) => return Err(invalid_patch(&Value::Null, e.to_string())),
+    };
+    let (list, op) = match strict {
+        true => ("[]handlers.jsonPatchOp", "handlers.jsonPatchOp"),
+        false => ("jsonpatch.Patch", "jsonpatch.Operation"),
+    };
+    let operations = match value {
+        Value::Null => Vec::new(),
+        Value::Array(items) => items,
+        other => {
+            return Err(refuse(format!(
+                "json: cannot unmarshal {} into Go value of type {list}",
+                gojson::type_name(&other)
+            )));
+        }
+    };
+    for item in &operations {
+        match item {
+            Value::Object(fields) if strict => {
+                let wrong = ["from", "op", "path"].into_iter().find_map(|f| {
+                    fields
+                        .get(f)
+                        .filter(|v| !v.is_string() && !v.is_null())
+                        .map(|v| (f, v))
+                });
+                if let Some((field, v)) = wrong {
+                    return Err(refuse(format!(
+                        "json: cannot unmarshal {} into Go struct field jsonPatchOp.{field} of type string",
+                        gojson::type_name(v)
+                    )));
+                }
+            }
+            Value::Object(_) | Value::Null => {}
+            other => {
+                return Err(refuse(format!(
+                    "json: cannot unmarshal {} into Go value of type {op}",
+                    gojson::type_name(other)
+                )));
+            }
+        }
     }
-    let value: Value = serde_json::from_slice(data)
-        .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
-    if !value.is_array() {
-        return Err(ApiError::bad_request(format!(
-            "error decoding patch: json: cannot unmarshal {} into Go value of type []handlers.jsonPatchOp",
-            gojson::type_name(&value)
-        )));
-    }
-    serde_json::from_value(value).map_err(|e| ApiError::bad_request(e.to_string()))
+    let complaints = match strict {
+        true => strict_errors(&decoded.duplicates, &[])
+            .into_iter()
+            .map(|e| format!("json patch {e}"))
+            .collect(),
+        false => Vec::new(),
+    };
+    let patch = serde_json::from_value(Value::Array(operations))
+        .map_err(|e| ApiError::bad_request(e.to_string()))?;
+    Ok((patch, complaints))
 }
 
-/// A server-side apply body (`application/apply-patch+yaml`), read as YAML.
-pub fn apply_patch(data: &[u8]) -> Result<Value, ApiError> {
-    let text = std::str::from_utf8(data)
-        .map_err(|_| ApiError::bad_request("the apply body is not UTF-8"))?;
-    serde_yaml_ng::from_str(text)
-        .map_err(|e| ApiError::bad_request(format!("invalid apply configuration: {e}")))
+/// A server-side apply body (`application/apply-patch+yaml`): the object and the duplicate
+/// keys strict decoding reports, which [`apply_duplicates`] turns into the apiserver's answer
+/// once the apply succeeded.
+pub fn apply(data: &[u8]) -> Result<(Value, Vec<String>), ApiError> {
+    shared::parse_apply(data).map_err(ApiError::bad_request)
 }
 
-/// A YAML body (`Content-Type: application/yaml` on a create, update or delete) as JSON,
-/// as the apiserver's YAML serializer converts it (`sigs.k8s.io/yaml.YAMLToJSON`) before
-/// decoding it as it decodes JSON; a conversion error answers as a body that is no object
-/// of kind `kind`. This is the one place such bodies are read as YAML.
+/// What the apiserver makes of an apply body's duplicate keys after the apply succeeded:
+/// warnings (`Warn`), a `400 BadRequest` (`Strict`), or nothing (`Ignore`).
+pub fn apply_duplicates(
+    duplicates: &[String],
+    directive: FieldValidation,
+) -> Result<Vec<String>, ApiError> {
+    shared::apply_duplicates(duplicates, directive).map_err(ApiError::bad_request)
+}
+
+/// A YAML body (`Content-Type: application/yaml`) as JSON, converted as sigs.k8s.io/yaml's
+/// `YAMLToJSON` converts it; its errors answer as a body that is no object of kind `kind`.
+/// For bodies read as Go types (`Scale`, `DeleteOptions`); create and update bodies go
+/// through [`write_body`].
 pub fn yaml_to_json(data: &[u8], kind: &str) -> Result<Vec<u8>, ApiError> {
-    let unrecognized = |why: String| ApiError::bad_request(shared::unrecognized(kind, data, &why));
-    let text = std::str::from_utf8(data)
-        .map_err(|_| unrecognized("yaml: invalid leading UTF-8 octet".to_owned()))?;
-    let value: Value =
-        serde_yaml_ng::from_str(text).map_err(|e| unrecognized(format!("yaml: {e}")))?;
-    serde_json::to_vec(&value).map_err(|e| unrecognized(e.to_string()))
+    let document = kubegen_go::yaml::unmarshal(data)
+        .map_err(|e| ApiError::bad_request(shared::unrecognized(kind, data, &e.to_string())))?;
+    let json = gojson::to_vec(&document.value);
+    gojson::dismantle(document.value);
+    Ok(json)
 }
 
 /// A DELETE's options body (one that is not empty), decoded as the apiserver decodes
@@ -131,10 +239,8 @@ pub fn delete_options(data: &[u8]) -> Result<Value, ApiError> {
             "couldn't get version/kind; json parse error: {why}"
         ))
     };
-    if let Some(e) = gojson::syntax_error(data) {
-        return Err(parse_error(e));
-    }
-    let value: Value = serde_json::from_slice(data).map_err(|e| bad(e.to_string()))?;
+    let decoded = gojson::decode(data, &[]).map_err(|e| parse_error(e.to_string()))?;
+    let value = decoded.value.map_err(|e| bad(e.to_string()))?;
     let options = match value {
         Value::Null => return Ok(Value::Object(Default::default())),
         Value::Object(options) => options,
@@ -233,74 +339,4 @@ fn delete_options_types(options: &serde_json::Map<String, Value>) -> Result<(), 
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn delete_options_get_the_apiservers_messages() {
-        // Observed on kube-apiserver v1.36.2.
-        let refused = |body: &[u8]| delete_options(body).unwrap_err().message;
-        assert_eq!(
-            refused(b"{x"),
-            "couldn't get version/kind; json parse error: invalid character 'x' looking for beginning of object key string"
-        );
-        assert_eq!(
-            refused(b"[]"),
-            r#"couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" }"#
-        );
-        assert_eq!(
-            refused(b"  "),
-            "couldn't get version/kind; json parse error: unexpected end of JSON input"
-        );
-        assert_eq!(
-            refused(br#"{"kind":"Pod"}"#),
-            r#"no kind "Pod" is registered for version "meta.k8s.io/v1" in scheme "pkg/apis/meta/internalversion/scheme/register.go:27""#
-        );
-        assert_eq!(
-            refused(br#"{"kind":1}"#),
-            "couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string"
-        );
-        assert_eq!(
-            refused(br#"{"dryRun":"All"}"#),
-            "json: cannot unmarshal string into Go struct field DeleteOptions.dryRun of type []string"
-        );
-        assert_eq!(
-            refused(br#"{"dryRun":[1]}"#),
-            "json: cannot unmarshal number into Go struct field DeleteOptions.dryRun of type string"
-        );
-        assert_eq!(
-            refused(br#"{"gracePeriodSeconds":1.5}"#),
-            "json: cannot unmarshal number 1.5 into Go struct field DeleteOptions.gracePeriodSeconds of type int64"
-        );
-        for accepted in [
-            &b"null"[..],
-            b"{}",
-            br#"{"kind":"DeleteOptions","apiVersion":"x/y"}"#,
-            br#"{"apiVersion":"x/y"}"#,
-        ] {
-            assert!(
-                delete_options(accepted).is_ok(),
-                "{}",
-                String::from_utf8_lossy(accepted)
-            );
-        }
-    }
-
-    #[test]
-    fn malformed_objects_get_the_apiservers_messages() {
-        // Observed on kube-apiserver v1.36.2.
-        assert_eq!(
-            object(b"{not json", "Scalar").unwrap_err().message,
-            "the object provided is unrecognized (must be of type Scalar): couldn't get version/kind; json parse error: invalid character 'n' looking for beginning of object key string ({not json)"
-        );
-        assert_eq!(
-            object(b"[1, 2]", "Scalar").unwrap_err().message,
-            r#"the object provided is unrecognized (must be of type Scalar): couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" } (5b312c20325d)"#
-        );
-        assert_eq!(
-            object(b"{}", "Scalar").unwrap_err().message,
-            "the object provided is unrecognized (must be of type Scalar): Object 'Kind' is missing in '{}' ({})"
-        );
-        assert!(object(br#"{"kind": "Scalar"}"#, "Scalar").is_ok());
-    }
-}
+mod tests;

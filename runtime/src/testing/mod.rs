@@ -31,6 +31,7 @@ mod decode;
 pub mod envtest;
 pub mod generate;
 mod http;
+mod stack;
 mod state;
 mod status;
 
@@ -206,7 +207,11 @@ impl ApiServer {
                 let Some(inner) = weak.upgrade() else { return };
                 let service = hyper::service::service_fn(move |req| {
                     let inner = inner.clone();
-                    async move { Ok::<_, std::convert::Infallible>(http::handle(inner, req).await) }
+                    async move {
+                        Ok::<_, std::convert::Infallible>(
+                            stack::DeepStack::new(http::handle(inner, req)).await,
+                        )
+                    }
                 });
                 tokio::spawn(async move {
                     let io = hyper_util::rt::TokioIo::new(stream);
@@ -398,6 +403,6 @@ where
 
     fn call(&mut self, req: ::http::Request<B>) -> Self::Future {
         let inner = self.inner.clone();
-        Box::pin(async move { Ok(http::handle(inner, req).await) })
+        Box::pin(async move { Ok(stack::DeepStack::new(http::handle(inner, req)).await) })
     }
 }

@@ -140,7 +140,7 @@ fn decode(
 ) -> Result<(Value, Vec<String>), ValidateError> {
     if let Err(why) = decode::type_meta(&object, &[]) {
         // The message quotes the body; only an object that fails needs it written out.
-        let data = serde_json::to_vec(&object)?;
+        let data = kubegen_go::json::to_vec(&object);
         let why = decode::type_meta(&object, &data).err().unwrap_or(why);
         return Err(Refusal::bad_request(decode::unrecognized(
             info.kind, &data, &why,

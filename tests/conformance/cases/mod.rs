@@ -7,6 +7,7 @@ mod cel_probes;
 mod cel_updates;
 mod collections;
 mod http;
+mod decoding;
 mod ownership;
 mod patterns;
 mod reads;
@@ -99,6 +100,7 @@ pub fn all() -> Vec<Case> {
         versions::cases(),
         patterns::cases(),
         http::cases(),
+        decoding::cases(),
     ]
     .concat()
 }

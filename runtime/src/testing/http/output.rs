@@ -86,7 +86,7 @@ impl Output {
         if let Ok(v) = transform(object.take(), &single) {
             *object = v;
         }
-        let mut bytes = serde_json::to_vec(&event).unwrap_or_default();
+        let mut bytes = kubegen_go::json::to_vec(&event);
         bytes.push(b'\n');
         Bytes::from(bytes)
     }
@@ -138,11 +138,13 @@ fn encoded(code: u16, content_type: &'static str, body: Vec<u8>) -> Response<Res
 }
 
 fn json(value: &Value, pretty: bool) -> Vec<u8> {
-    match pretty {
-        true => serde_json::to_vec_pretty(value),
-        false => serde_json::to_vec(value),
-    }
-    .unwrap_or_default()
+    // Go's encoder, as the apiserver's `json.Encoder`, which ends the body with a newline.
+    let mut body = match pretty {
+        true => serde_json::to_vec_pretty(value).unwrap_or_default(),
+        false => kubegen_go::json::to_vec(value),
+    };
+    body.push(b'\n');
+    body
 }
 
 /// YAML with sorted keys. The apiserver's is yaml.v2's emitter, whose quoting and line

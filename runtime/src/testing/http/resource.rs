@@ -25,7 +25,6 @@ use crate::testing::Inner;
 use crate::testing::decode;
 use crate::testing::state::{Change, ListOptions, State, Target, WriteOptions};
 use crate::testing::status::ApiError;
-use crate::validation::decode::gojson;
 
 /// What the CRD handler makes of a resource request before any verb's handler runs.
 enum Resolved {
@@ -138,7 +137,11 @@ pub async fn serve(
             let format = media::body_format(&call.content_type())?;
             let mut state = inner.lock();
             let object = match t.subresource.as_deref() {
-                Some("scale") => decode::object(&json_bytes(&body, format, "Scale")?, "Scale")?,
+                Some("scale") => decode::object(
+                    &json_bytes(&body, format, "Scale")?,
+                    "Scale",
+                    "autoscaling/v1",
+                )?,
                 _ => write_body(&state, &t, &body, format, &w, warnings)?,
             };
             let mut found = Vec::new();
@@ -156,10 +159,17 @@ pub async fn serve(
             let w = options::write(&call.query, Write::Patch { apply }, &call.user_agent)?;
             let change = match patch {
                 PatchType::Merge => {
-                    Change::MergePatch(decode::merge_patch(&body)?, gojson::duplicate_fields(&body))
+                    let (patch, complaints) = decode::merge_patch(&body, w.field_validation)?;
+                    Change::MergePatch(patch, complaints)
                 }
-                PatchType::Json => Change::JsonPatch(decode::json_patch(&body)?),
-                PatchType::Apply => Change::Apply(decode::apply_patch(&body)?),
+                PatchType::Json => {
+                    let (patch, complaints) = decode::json_patch(&body, w.field_validation)?;
+                    Change::JsonPatch(patch, complaints)
+                }
+                PatchType::Apply => {
+                    let (object, duplicates) = decode::apply(&body)?;
+                    Change::Apply(object, duplicates)
+                }
             };
             let mut found = Vec::new();
             let written = inner.lock().write(&t, change, &w, &mut found);
@@ -292,9 +302,9 @@ fn write_body(
     warnings: &mut Recorder,
 ) -> Result<Value, ApiError> {
     let entry = &state.kinds[t.kind];
-    let json = json_bytes(body, format, entry.kind)?;
     let (object, found) = decode::write_body(
-        &json,
+        body,
+        format == BodyFormat::Yaml,
         entry.kind,
         &entry.api_version(&t.version),
         |version| entry.version(version).map(|v| &v.schema),

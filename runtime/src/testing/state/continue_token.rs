@@ -7,7 +7,7 @@ use base64::alphabet::URL_SAFE;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use serde_json::Value;
 
-use crate::validation::decode::gojson;
+use kubegen_go::json as gojson;
 
 const INVALID: &str = "continue key is not valid";
 
@@ -41,10 +41,10 @@ pub fn decode(token: &str) -> Result<String, String> {
         };
         format!("{INVALID}: illegal base64 data at input byte {at}")
     })?;
-    if let Some(e) = gojson::syntax_error(&bytes) {
-        return Err(format!("{INVALID}: {e}"));
-    }
-    let token: Value = serde_json::from_slice(&bytes).map_err(|e| format!("{INVALID}: {e}"))?;
+    let token: Value = gojson::decode(&bytes, &[])
+        .map_err(|e| format!("{INVALID}: {e}"))?
+        .value
+        .map_err(|e| format!("{INVALID}: {e}"))?;
     if !token.is_object() {
         return Err(format!(
             "{INVALID}: json: cannot unmarshal {} into Go value of type storage.continueToken",

@@ -219,12 +219,12 @@ pub struct WriteOptions {
 pub enum Change {
     /// PUT with the whole object.
     Replace(Value),
-    /// `application/merge-patch+json`, and the paths of the keys it repeats.
+    /// `application/merge-patch+json`, and the strict decoder's complaints about it.
     MergePatch(Value, Vec<String>),
-    /// `application/json-patch+json`.
-    JsonPatch(json_patch::Patch),
-    /// `application/apply-patch+yaml`.
-    Apply(Value),
+    /// `application/json-patch+json`, and the strict decoder's complaints about it.
+    JsonPatch(json_patch::Patch, Vec<String>),
+    /// `application/apply-patch+yaml`, and the keys it sets twice (strict decoding's lines).
+    Apply(Value, Vec<String>),
 }
 
 pub(super) type Key = (usize, String, String);
@@ -289,6 +289,22 @@ fn without(object: &Value, keys: &[&str]) -> Value {
         }
     }
     o
+}
+
+impl Drop for State {
+    /// Stored objects may nest 10,000 deep and the server may be dropped on any thread, so
+    /// they are taken apart without recursion.
+    fn drop(&mut self) {
+        for (_, object) in std::mem::take(&mut self.objects) {
+            kubegen_go::json::dismantle(object);
+        }
+        for event in std::mem::take(&mut self.events) {
+            kubegen_go::json::dismantle(event.new);
+            if let Some(old) = event.old {
+                kubegen_go::json::dismantle(old);
+            }
+        }
+    }
 }
 
 impl State {

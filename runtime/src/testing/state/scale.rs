@@ -63,12 +63,12 @@ impl State {
                 json_patch::merge(&mut s, &p);
                 (s, false)
             }
-            Change::JsonPatch(p) => {
+            Change::JsonPatch(p, _) => {
                 let mut s = live.clone();
                 json_patch::patch(&mut s, &p).map_err(|e| ApiError::bad_request(e.to_string()))?;
                 (s, false)
             }
-            Change::Apply(a) => {
+            Change::Apply(a, _) => {
                 let applied = self.apply(t, &live, &a, w)?;
                 // The apiserver cannot turn an applied Scale back into the resource: an apply
                 // that changes the Scale fails after its conflicts were checked.

@@ -185,7 +185,7 @@ impl State {
 }
 
 pub(super) fn line(v: &Value) -> Bytes {
-    let mut s = serde_json::to_vec(v).unwrap_or_default();
+    let mut s = kubegen_go::json::to_vec(v);
     s.push(b'\n');
     Bytes::from(s)
 }

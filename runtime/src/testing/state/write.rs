@@ -133,10 +133,11 @@ impl State {
             Some(o) => self.present(t, o)?,
             None => {
                 return match change {
-                    Change::Apply(applied) if t.subresource.is_none() => {
+                    Change::Apply(applied, duplicates) if t.subresource.is_none() => {
                         let e = self.entry(t);
                         let live = json!({"apiVersion": e.api_version(&t.version), "kind": e.kind});
                         let mut body = self.apply(t, &live, &applied, w)?;
+                        warnings.extend(decode::apply_duplicates(&duplicates, w.field_validation)?);
                         if !body["metadata"].is_object() {
                             body["metadata"] = json!({});
                         }
@@ -187,20 +188,25 @@ impl State {
                 }
                 (body, false)
             }
-            Change::MergePatch(patch, duplicates) => {
+            Change::MergePatch(patch, complaints) => {
                 let mut doc = existing.clone();
                 json_patch::merge(&mut doc, &patch);
-                warnings.extend(self.decode_patched(t, &mut doc, &duplicates, w)?);
+                warnings.extend(self.decode_patched(t, &mut doc, &complaints, w)?);
                 (doc, false)
             }
-            Change::JsonPatch(patch) => {
+            Change::JsonPatch(patch, complaints) => {
                 let mut doc = existing.clone();
                 json_patch::patch(&mut doc, &patch)
                     .map_err(|_| ApiError::patch_not_applicable())?;
-                warnings.extend(self.decode_patched(t, &mut doc, &[], w)?);
+                warnings.extend(self.decode_patched(t, &mut doc, &complaints, w)?);
                 (doc, false)
             }
-            Change::Apply(applied) => (self.apply(t, &existing, &applied, w)?, true),
+            Change::Apply(applied, duplicates) => {
+                let applied = self.apply(t, &existing, &applied, w)?;
+                // The strict decoding of an apply body runs after the apply succeeded.
+                warnings.extend(decode::apply_duplicates(&duplicates, w.field_validation)?);
+                (applied, true)
+            }
         };
         if let Some(other) = meta_str(&new, "name").filter(|n| *n != name) {
             return Err(ApiError::bad_request(request::name_mismatch(other, &name)));
@@ -278,6 +284,7 @@ impl State {
                 .as_array()
                 .is_none_or(|f| f.is_empty());
         if w.dry_run {
+            kubegen_go::json::through_storage(&mut result);
             return Ok((200, result));
         }
         if finalizers_done {
@@ -351,10 +358,15 @@ impl State {
         &self,
         t: &Target,
         doc: &mut Value,
-        duplicates: &[String],
+        patch_errors: &[String],
         w: &WriteOptions,
     ) -> Result<Vec<String>, ApiError> {
-        decode::patched_object(doc, &self.version(t).schema, duplicates, w.field_validation)
+        decode::patched_object(
+            doc,
+            &self.version(t).schema,
+            patch_errors,
+            w.field_validation,
+        )
     }
 
     /// What the apiserver checks in a PUT body before it reads the stored object: the

@@ -1,14 +1,17 @@
 //! Objects decoded as the apiserver decodes a custom resource's create or update body, with
-//! its errors: the body's `apiVersion` and `kind`, `metadata` through Go's `ObjectMeta`,
-//! fields the schema does not declare pruned (reported by `fieldValidation` as warnings or
-//! refused), embedded resources' identity and metadata. The in-memory server decodes its
-//! request bodies here, and [`validate_json`](super::validate_json) the objects it is given.
+//! its errors: the bytes read as Go reads them (kubegen-go's `json` and `yaml`: syntax errors,
+//! depth, U+FFFD for what is not text, numbers, duplicate keys, YAML 1.1), the body's
+//! `apiVersion` and `kind`, `metadata` through Go's `ObjectMeta`, fields the schema does not
+//! declare pruned (reported by `fieldValidation` as warnings or refused), embedded resources'
+//! identity and metadata. The in-memory server decodes its request bodies here, and
+//! [`validate_json`](super::validate_json) the objects it is given.
 
 pub(crate) mod coerce;
-pub(crate) mod gojson;
 pub(crate) mod gotime;
 mod objectmeta;
 
+use kubegen_go::json as gojson;
+use kubegen_go::yaml;
 use serde_json::Value;
 
 use super::gofmt;
@@ -69,7 +72,7 @@ pub(crate) fn summarize(data: &[u8]) -> String {
     };
     match data.first() {
         None => "<empty>".to_owned(),
-        Some(b'{') => format!("{}{more}", String::from_utf8_lossy(shown)),
+        Some(b'{') => format!("{}{more}", gojson::lossy(shown)),
         Some(_) => {
             let hex: String = shown.iter().map(|b| format!("{b:02x}")).collect();
             format!("{hex}{more}")
@@ -108,16 +111,154 @@ pub(crate) fn type_meta(value: &Value, data: &[u8]) -> Result<(), String> {
             {
                 return Err(format!(
                     "Object 'Kind' is missing in '{}'",
-                    String::from_utf8_lossy(data)
+                    gojson::lossy(data)
                 ));
             }
             Ok(())
         }
-        Value::Null => Err("Object 'Kind' is missing in 'null'".to_owned()),
+        Value::Null => Err(format!(
+            "Object 'Kind' is missing in '{}'",
+            gojson::lossy(data)
+        )),
         other => Err(format!(
             "couldn't get version/kind; json parse error: json: cannot unmarshal {} into Go value of type {TYPE_META}",
             gojson::type_name(other)
         )),
+    }
+}
+
+/// A create or update body read into an object, before coercion.
+pub(crate) struct Parsed {
+    /// The object (past [`type_meta`]).
+    pub object: Value,
+    /// The paths of keys the body repeats.
+    pub duplicates: Vec<String>,
+}
+
+/// Why a create or update body is no object: the apiserver's decoder errors, before the
+/// request's kind is known to the message.
+pub(crate) enum Unreadable {
+    /// `the object provided is unrecognized (must be of type <Kind>): <why> (<summary>)`.
+    Unrecognized(String),
+    /// `<kind> in version "<version>" cannot be handled as a <Kind>: <why>`: the body named its
+    /// kind and version (or they default to the request's), but its object does not decode.
+    Undecodable {
+        kind: Option<String>,
+        version: Option<String>,
+        why: String,
+    },
+}
+
+impl Unreadable {
+    /// The message for a request for kind `kind` served at `api_version`, `data` as sent.
+    pub(crate) fn message(&self, kind: &str, api_version: &str, data: &[u8]) -> String {
+        match self {
+            Unreadable::Unrecognized(why) => unrecognized(kind, data, why),
+            Unreadable::Undecodable {
+                kind: body_kind,
+                version,
+                why,
+            } => {
+                let served = api_version.rsplit_once('/').map_or(api_version, |(_, v)| v);
+                format!(
+                    "{} in version {} cannot be handled as a {kind}: {why}",
+                    body_kind.as_deref().unwrap_or(kind),
+                    gofmt::quote(version.as_deref().unwrap_or(served))
+                )
+            }
+        }
+    }
+}
+
+/// A JSON create or update body as the apiserver's serializer reads it: Go's
+/// `encoding/json` finds its `apiVersion` and `kind` (keys matched case-insensitively), then
+/// sigs.k8s.io/json reads the object (keys exact, integers kept, duplicates noted).
+/// `original` is the body as sent (it differs for a YAML body converted to JSON).
+pub(crate) fn parse_json(data: &[u8], original: &[u8]) -> Result<Parsed, Unreadable> {
+    let version_kind = |why: String| {
+        Unreadable::Unrecognized(format!(
+            "couldn't get version/kind; json parse error: {why}"
+        ))
+    };
+    let decoded =
+        gojson::decode(data, &["apiVersion", "kind"]).map_err(|e| version_kind(e.to_string()))?;
+    let fields = decoded.fields.map_err(|e| version_kind(e.to_string()))?;
+    let (api_version, body_kind) = (&fields[0], &fields[1]);
+    // schema.ParseGroupVersion: at most one `/`.
+    if api_version.matches('/').count() > 1 && api_version != "/" {
+        return Err(Unreadable::Unrecognized(format!(
+            "unexpected GroupVersion string: {api_version}"
+        )));
+    }
+    let object = decoded.value.map_err(|e| Unreadable::Undecodable {
+        kind: Some(body_kind.clone()).filter(|k| !k.is_empty()),
+        version: api_version
+            .rsplit_once('/')
+            .map_or(Some(api_version.as_str()), |(_, v)| Some(v))
+            .filter(|v| !v.is_empty())
+            .map(str::to_owned),
+        why: e.to_string(),
+    })?;
+    if let Err(why) = type_meta(&object, original) {
+        gojson::dismantle(object);
+        return Err(Unreadable::Unrecognized(why));
+    }
+    Ok(Parsed {
+        object,
+        duplicates: decoded.duplicates,
+    })
+}
+
+/// A YAML create or update body (`application/yaml`): converted to JSON as
+/// sigs.k8s.io/yaml's `YAMLToJSON` does (go-yaml v2, the first document only), whose errors
+/// are returned as they are, then read as JSON.
+pub(crate) fn parse_yaml(data: &[u8]) -> Result<Parsed, Unreadable> {
+    let document = yaml::unmarshal(data).map_err(|e| Unreadable::Unrecognized(e.to_string()))?;
+    let json = gojson::to_vec(&document.value);
+    gojson::dismantle(document.value);
+    parse_json(&json, data)
+}
+
+/// A server-side apply body as the apiserver reads it (`yaml.Unmarshal` into a map: go-yaml
+/// v2, converted to JSON, decoded into `map[string]interface{}`): the object (`null` for an
+/// empty body) and what strict decoding reports of duplicate keys (`line 7: key "s" already
+/// set in map`). The error is the message of the apiserver's `400 BadRequest`.
+pub(crate) fn parse_apply(data: &[u8]) -> Result<(Value, Vec<String>), String> {
+    let document = yaml::unmarshal(data)
+        .map_err(|e| format!("error decoding YAML: error converting YAML to JSON: {e}"))?;
+    let unmarshaling = |why: String| {
+        format!("error decoding YAML: error unmarshaling JSON: while decoding JSON: {why}")
+    };
+    // Past the JSON decoder's depth, Go's scanner refuses the converted JSON.
+    if document.depth > gojson::MAX_DEPTH {
+        let json = gojson::to_vec(&document.value);
+        gojson::dismantle(document.value);
+        let why = gojson::decode(&json, &[])
+            .err()
+            .map_or_else(|| "exceeded max depth".to_owned(), |e| e.to_string());
+        return Err(unmarshaling(why));
+    }
+    match document.value {
+        Value::Object(_) | Value::Null => Ok((document.value, document.duplicates)),
+        other => Err(unmarshaling(format!(
+            "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+            gojson::type_name(&other)
+        ))),
+    }
+}
+
+/// What the apiserver does with the duplicate keys of an apply body once the apply
+/// succeeded: with `Strict` the `400 BadRequest` message, with `Warn` one warning each.
+pub(crate) fn apply_duplicates(
+    duplicates: &[String],
+    directive: FieldValidation,
+) -> Result<Vec<String>, String> {
+    match (directive, yaml::strict_error(duplicates)) {
+        (_, None) | (FieldValidation::Ignore, _) => Ok(Vec::new()),
+        (FieldValidation::Strict, Some(e)) => Err(format!(
+            "error strict decoding YAML: error converting YAML to JSON: {e}"
+        )),
+        (FieldValidation::Warn, Some(_)) => Ok(duplicates.to_vec()),
     }
 }
 
@@ -135,6 +276,14 @@ pub(crate) fn body<'s>(
     directive: FieldValidation,
 ) -> Result<(Value, Vec<String>), String> {
     let body_kind = object["kind"].as_str().unwrap_or(kind).to_owned();
+    // The schema coercer reads `apiVersion` as a string; `null` is no string.
+    if let Some(v) = object.get("apiVersion").filter(|v| !v.is_string()) {
+        return Err(format!(
+            "{body_kind} in version \"\" cannot be handled as a {kind}: .apiVersion accessor error: {} is of the type {}, expected string",
+            gofmt::print(v),
+            gofmt::type_name(v)
+        ));
+    }
     let body_api_version = object["apiVersion"]
         .as_str()
         .unwrap_or(api_version)

@@ -6,8 +6,8 @@
 
 use serde_json::{Map, Value};
 
-use super::gojson;
 use super::gotime;
+use kubegen_go::json as gojson;
 
 /// What a Go field holds.
 #[derive(Clone, Copy)]

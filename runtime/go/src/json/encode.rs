@@ -1,0 +1,146 @@
+//! The encoder: a value written as Go's `json.Marshal` writes a `map[string]interface{}`
+//! (keys sorted, `<`, `>`, `&`, U+2028 and U+2029 escaped, floats in Go's format), with an
+//! explicit stack so no depth of nesting can overflow the caller's stack.
+
+use serde_json::{Number, Value};
+
+use super::number::format_float;
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+enum Frame<'v> {
+    Object(serde_json::map::Iter<'v>),
+    Array(std::slice::Iter<'v, Value>),
+}
+
+/// `value` as Go's `json.Marshal` writes it (the apiserver's responses add a newline).
+pub fn to_vec(value: &Value) -> Vec<u8> {
+    let mut out = Vec::with_capacity(128);
+    let mut stack: Vec<Frame<'_>> = Vec::new();
+    let mut next = Some(value);
+    loop {
+        if let Some(v) = next.take() {
+            match v {
+                Value::Null => out.extend_from_slice(b"null"),
+                Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+                Value::Number(n) => write_number(&mut out, n),
+                Value::String(s) => write_string(&mut out, s),
+                Value::Array(items) => {
+                    out.push(b'[');
+                    stack.push(Frame::Array(items.iter()));
+                }
+                Value::Object(fields) => {
+                    out.push(b'{');
+                    stack.push(Frame::Object(fields.iter()));
+                }
+            }
+        }
+        // The next value of the innermost container, closing the ones that are done.
+        let Some(frame) = stack.last_mut() else {
+            return out;
+        };
+        // Every value ends in a byte other than `[` and `{`, so the last byte tells whether
+        // the container has an entry yet.
+        let first = matches!(out.last(), Some(b'[' | b'{'));
+        match frame {
+            Frame::Array(items) => match items.next() {
+                Some(v) => {
+                    if !first {
+                        out.push(b',');
+                    }
+                    next = Some(v);
+                }
+                None => {
+                    out.push(b']');
+                    stack.pop();
+                }
+            },
+            Frame::Object(fields) => match fields.next() {
+                Some((k, v)) => {
+                    if !first {
+                        out.push(b',');
+                    }
+                    write_string(&mut out, k);
+                    out.push(b':');
+                    next = Some(v);
+                }
+                None => {
+                    out.push(b'}');
+                    stack.pop();
+                }
+            },
+        }
+    }
+}
+
+/// A number as Go holds it in an unstructured object: an int64, or else a float64 (a
+/// uint64 past int64's range included).
+fn write_number(out: &mut Vec<u8>, n: &Number) {
+    match (n.as_i64(), n.as_f64()) {
+        (Some(i), _) => out.extend_from_slice(i.to_string().as_bytes()),
+        (None, Some(f)) => out.extend_from_slice(format_float(f).as_bytes()),
+        (None, None) => out.extend_from_slice(b"0"),
+    }
+}
+
+/// A string as Go's encoder quotes it with HTML escaping on.
+pub(crate) fn write_string(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        let escape: Option<&[u8]> = match c {
+            '"' => Some(br#"\""#),
+            '\\' => Some(br"\\"),
+            '\u{8}' => Some(br"\b"),
+            '\u{c}' => Some(br"\f"),
+            '\n' => Some(br"\n"),
+            '\r' => Some(br"\r"),
+            '\t' => Some(br"\t"),
+            '\u{0}'..='\u{1f}' | '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => Some(b""),
+            _ => None,
+        };
+        let Some(escape) = escape else { continue };
+        out.extend_from_slice(&bytes[start..i]);
+        if escape.is_empty() {
+            let code = c as u32;
+            out.extend_from_slice(b"\\u");
+            for shift in [12, 8, 4, 0] {
+                out.push(HEX[((code >> shift) & 0xf) as usize]);
+            }
+        } else {
+            out.extend_from_slice(escape);
+        }
+        start = i + c.len_utf8();
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn values_are_written_as_go_writes_them() {
+        let v = json!({"b": [1, -2, 1.5, 1e21, "", {}], "a": "<x>&\u{2028}\u{7f}\u{1}\n\"é", "c": {"": null, "t": true}});
+        assert_eq!(
+            String::from_utf8(to_vec(&v)).unwrap(),
+            r#"{"a":"\u003cx\u003e\u0026\u2028"#.to_owned()
+                + "\u{7f}"
+                + r#"\u0001\n\"é","b":[1,-2,1.5,1e+21,"",{}],"c":{"":null,"t":true}}"#
+        );
+    }
+
+    #[test]
+    fn deep_values_do_not_overflow_the_stack() {
+        let mut v = json!(1);
+        for _ in 0..100_000 {
+            v = Value::Array(vec![v]);
+        }
+        let out = to_vec(&v);
+        assert_eq!(out.len(), 200_001);
+        super::super::dismantle(v);
+    }
+}
