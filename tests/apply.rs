@@ -420,6 +420,65 @@ async fn a_cluster_scoped_configuration(e: TestEnv) {
     racks.delete(&name, &Default::default()).await.unwrap();
 }
 
+// A map list of 8,000 items is created, merge-patched and applied in time that grows with
+// the list, not its square (the apiserver takes under a second for the create). The times are
+// printed, not asserted: they depend on the machine.
+#[kubegen::test]
+async fn a_long_map_list_is_written_in_linear_time(e: TestEnv) {
+    use kubegen::client::{Patch, PatchParams};
+    const ITEMS: usize = 8000;
+    let decks = e.client.decks(&e.namespace);
+    // Names in descending order, so no structure gets them sorted for free.
+    let slots: Vec<Slot> = (0..ITEMS)
+        .rev()
+        .map(|i| Slot {
+            name: format!("slot-{i:05}"),
+            size: 1,
+            label: None,
+        })
+        .collect();
+    let mut deck = Deck::new(
+        "long",
+        DeckSpec {
+            image: "web:1".into(),
+            replicas: None,
+            paused: false,
+            slots,
+            selector: BTreeMap::new(),
+            mode: None,
+            limits: None,
+            r#type: None,
+            window: None,
+        },
+    );
+    deck.metadata.namespace = Some(e.namespace.clone());
+    let started = std::time::Instant::now();
+    let created = decks.create(&deck).await.unwrap();
+    let create = started.elapsed();
+    assert_eq!(created.spec.slots.len(), ITEMS);
+
+    let started = std::time::Instant::now();
+    let patch = json!({"spec": {"slots": created.spec.slots.iter().map(|s| json!({"name": s.name, "size": 2})).collect::<Vec<_>>()}});
+    let patched = decks
+        .patch("long", &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .unwrap();
+    let merge = started.elapsed();
+    assert!(patched.spec.slots.iter().all(|s| s.size == 2));
+
+    let mut config = patched.clone();
+    config.metadata.managed_fields = None;
+    let started = std::time::Instant::now();
+    let applied = decks.apply(&config, "applier", true).await.unwrap();
+    let apply = started.elapsed();
+    assert_eq!(applied.spec.slots.len(), ITEMS);
+    println!(
+        "{ITEMS} map-list items on {:?}: create {create:.2?}, merge patch {merge:.2?}, apply {apply:.2?}",
+        e.backend
+    );
+    decks.delete("long", &Default::default()).await.unwrap();
+}
+
 /// The example in `kubegen::apply`'s documentation, as written there.
 mod documented {
     use kubegen::apply::ObjectConfiguration;

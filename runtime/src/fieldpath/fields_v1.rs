@@ -66,33 +66,36 @@ impl Set {
     }
 
     fn is_node_empty(&self) -> bool {
-        self.members().is_empty() && self.children().is_empty()
+        self.members().len() == 0 && self.children().len() == 0
     }
 
     /// Visits this level's elements in order: each with whether it is a member and its
     /// children, if it has a child node.
     fn walk_level(&self, mut f: impl FnMut(&PathElement, bool, Option<&Set>)) {
-        let (members, children) = (self.members(), self.children());
-        let (mut i, mut j) = (0, 0);
-        while i < members.len() || j < children.len() {
-            let order = match (members.get(i), children.get(j)) {
+        let (mut members, mut children) = (self.members().peekable(), self.children().peekable());
+        loop {
+            let order = match (members.peek(), children.peek()) {
                 (Some(m), Some((c, _))) => m.cmp(c),
                 (Some(_), None) => std::cmp::Ordering::Less,
-                _ => std::cmp::Ordering::Greater,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => break,
             };
             match order {
                 std::cmp::Ordering::Less => {
-                    f(&members[i], true, None);
-                    i += 1;
+                    if let Some(m) = members.next() {
+                        f(m, true, None);
+                    }
                 }
                 std::cmp::Ordering::Greater => {
-                    f(&children[j].0, false, Some(&children[j].1));
-                    j += 1;
+                    if let Some((c, set)) = children.next() {
+                        f(c, false, Some(set));
+                    }
                 }
                 std::cmp::Ordering::Equal => {
-                    f(&children[j].0, true, Some(&children[j].1));
-                    i += 1;
-                    j += 1;
+                    members.next();
+                    if let Some((c, set)) = children.next() {
+                        f(c, true, Some(set));
+                    }
                 }
             }
         }

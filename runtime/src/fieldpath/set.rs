@@ -1,5 +1,11 @@
 //! Sets of field paths, stored as the apiserver stores them: a tree whose nodes hold the
-//! elements that are members at that level and the children below them, both sorted.
+//! elements that are members at that level and the children below them, both sorted. Both
+//! are B-trees, so building a set of n paths in any order costs n log n, and the set algebra
+//! walks two sets in order, in time linear in their sizes.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
+use std::iter::Peekable;
 
 use super::{Path, PathElement};
 
@@ -7,8 +13,8 @@ use super::{Path, PathElement};
 /// without being a member (owning `spec.replicas` does not own `spec`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Set {
-    members: Vec<PathElement>,
-    children: Vec<(PathElement, Set)>,
+    members: BTreeSet<PathElement>,
+    children: BTreeMap<PathElement, Set>,
 }
 
 impl Set {
@@ -30,39 +36,33 @@ impl Set {
     pub fn insert(&mut self, path: &[PathElement]) {
         match path {
             [] => {}
-            [last] => insert_sorted(&mut self.members, last),
+            [last] => {
+                if !self.members.contains(last) {
+                    self.members.insert(last.clone());
+                }
+            }
             [first, rest @ ..] => self.descend(first).insert(rest),
         }
     }
 
     /// The child node for `element`, created when missing.
     pub fn descend(&mut self, element: &PathElement) -> &mut Set {
-        let at = match self.children.binary_search_by(|(e, _)| e.cmp(element)) {
-            Ok(at) => at,
-            Err(at) => {
-                self.children.insert(at, (element.clone(), Set::new()));
-                at
-            }
-        };
-        &mut self.children[at].1
+        self.children.entry(element.clone()).or_default()
     }
 
-    /// The members at this level.
-    pub fn members(&self) -> &[PathElement] {
-        &self.members
+    /// The members at this level, in order.
+    pub fn members(&self) -> impl ExactSizeIterator<Item = &PathElement> + Clone + '_ {
+        self.members.iter()
     }
 
-    /// The child nodes at this level.
-    pub fn children(&self) -> &[(PathElement, Set)] {
-        &self.children
+    /// The child nodes at this level, in order.
+    pub fn children(&self) -> impl ExactSizeIterator<Item = (&PathElement, &Set)> + Clone + '_ {
+        self.children.iter()
     }
 
     /// The set below `element` (what `element`'s children hold), if any.
     pub fn child(&self, element: &PathElement) -> Option<&Set> {
-        self.children
-            .binary_search_by(|(e, _)| e.cmp(element))
-            .ok()
-            .map(|at| &self.children[at].1)
+        self.children.get(element)
     }
 
     /// The subset below `element`, empty when there is none.
@@ -72,7 +72,7 @@ impl Set {
 
     /// Whether `element` is a member at this level.
     pub fn has_member(&self, element: &PathElement) -> bool {
-        self.members.binary_search(element).is_ok()
+        self.members.contains(element)
     }
 
     /// Whether `path` is a member.
@@ -86,12 +86,12 @@ impl Set {
 
     /// Whether no path is a member.
     pub fn is_empty(&self) -> bool {
-        self.members.is_empty() && self.children.iter().all(|(_, c)| c.is_empty())
+        self.members.is_empty() && self.children.values().all(Set::is_empty)
     }
 
     /// The number of member paths.
     pub fn len(&self) -> usize {
-        self.members.len() + self.children.iter().map(|(_, c)| c.len()).sum::<usize>()
+        self.members.len() + self.children.values().map(Set::len).sum::<usize>()
     }
 
     /// Every member path, members of a level before the paths below it, each in order.
@@ -117,7 +117,7 @@ impl Set {
     /// Paths in either set.
     pub fn union(&self, other: &Set) -> Set {
         Set {
-            members: merge_sorted(&self.members, &other.members),
+            members: self.members.union(&other.members).cloned().collect(),
             children: zip_children(&self.children, &other.children, |a, b| match (a, b) {
                 (Some(a), Some(b)) => Some(a.union(b)),
                 (Some(x), None) | (None, Some(x)) => Some(x.clone()),
@@ -129,12 +129,7 @@ impl Set {
     /// Paths in both sets.
     pub fn intersection(&self, other: &Set) -> Set {
         Set {
-            members: self
-                .members
-                .iter()
-                .filter(|m| other.has_member(m))
-                .cloned()
-                .collect(),
+            members: self.members.intersection(&other.members).cloned().collect(),
             children: zip_children(&self.children, &other.children, |a, b| match (a, b) {
                 (Some(a), Some(b)) => Some(a.intersection(b)).filter(|s| !s.is_empty()),
                 _ => None,
@@ -145,12 +140,7 @@ impl Set {
     /// Paths of this set that are not in `other`.
     pub fn difference(&self, other: &Set) -> Set {
         Set {
-            members: self
-                .members
-                .iter()
-                .filter(|m| !other.has_member(m))
-                .cloned()
-                .collect(),
+            members: self.members.difference(&other.members).cloned().collect(),
             children: zip_children(&self.children, &other.children, |a, b| match (a, b) {
                 (Some(a), Some(b)) => Some(a.difference(b)).filter(|s| !s.is_empty()),
                 (Some(a), None) => Some(a.clone()),
@@ -162,23 +152,15 @@ impl Set {
     /// Paths of this set that neither are in `other` nor lie below a member of `other`.
     pub fn recursive_difference(&self, other: &Set) -> Set {
         Set {
-            members: self
-                .members
-                .iter()
-                .filter(|m| !other.has_member(m))
-                .cloned()
-                .collect(),
-            children: self
-                .children
-                .iter()
-                .filter(|(e, _)| !other.has_member(e))
-                .filter_map(|(e, c)| match other.child(e) {
-                    Some(o) => {
-                        Some((e.clone(), c.recursive_difference(o))).filter(|(_, s)| !s.is_empty())
-                    }
-                    None => Some((e.clone(), c.clone())),
-                })
-                .collect(),
+            members: self.members.difference(&other.members).cloned().collect(),
+            children: zip_children(&self.children, &other.children, |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(a.recursive_difference(b)).filter(|s| !s.is_empty()),
+                (Some(a), None) => Some(a.clone()),
+                _ => None,
+            })
+            .into_iter()
+            .filter(|(e, _)| !other.has_member(e))
+            .collect(),
         }
     }
 
@@ -199,76 +181,46 @@ impl Set {
         }
     }
 
-    pub(crate) fn from_parts(members: Vec<PathElement>, children: Vec<(PathElement, Set)>) -> Self {
-        Set { members, children }
-    }
-}
-
-fn insert_sorted(list: &mut Vec<PathElement>, element: &PathElement) {
-    if let Err(at) = list.binary_search(element) {
-        list.insert(at, element.clone());
-    }
-}
-
-fn merge_sorted(a: &[PathElement], b: &[PathElement]) -> Vec<PathElement> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => {
-                out.push(a[i].clone());
-                i += 1;
-            }
-            std::cmp::Ordering::Greater => {
-                out.push(b[j].clone());
-                j += 1;
-            }
-            std::cmp::Ordering::Equal => {
-                out.push(a[i].clone());
-                i += 1;
-                j += 1;
-            }
+    pub(crate) fn from_parts(
+        members: impl IntoIterator<Item = PathElement>,
+        children: impl IntoIterator<Item = (PathElement, Set)>,
+    ) -> Self {
+        Set {
+            members: members.into_iter().collect(),
+            children: children.into_iter().collect(),
         }
     }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
-    out
 }
 
-/// Walks two sorted child lists together, keeping what `f` returns for each element.
+/// Walks two child maps together in order, keeping what `f` returns for each element. The
+/// result comes out sorted, which the B-tree builds from in linear time.
 fn zip_children(
-    a: &[(PathElement, Set)],
-    b: &[(PathElement, Set)],
+    a: &BTreeMap<PathElement, Set>,
+    b: &BTreeMap<PathElement, Set>,
     f: impl Fn(Option<&Set>, Option<&Set>) -> Option<Set>,
-) -> Vec<(PathElement, Set)> {
+) -> BTreeMap<PathElement, Set> {
     let mut out = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() || j < b.len() {
-        let order = match (a.get(i), b.get(j)) {
+    let (mut a, mut b): (Peekable<_>, Peekable<_>) = (a.iter().peekable(), b.iter().peekable());
+    loop {
+        let order = match (a.peek(), b.peek()) {
             (Some((x, _)), Some((y, _))) => x.cmp(y),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            _ => std::cmp::Ordering::Greater,
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => break,
         };
-        let (element, kept) = match order {
-            std::cmp::Ordering::Less => {
-                i += 1;
-                (&a[i - 1].0, f(Some(&a[i - 1].1), None))
-            }
-            std::cmp::Ordering::Greater => {
-                j += 1;
-                (&b[j - 1].0, f(None, Some(&b[j - 1].1)))
-            }
-            std::cmp::Ordering::Equal => {
-                i += 1;
-                j += 1;
-                (&a[i - 1].0, f(Some(&a[i - 1].1), Some(&b[j - 1].1)))
-            }
+        let (x, y) = match order {
+            Ordering::Less => (a.next(), None),
+            Ordering::Greater => (None, b.next()),
+            Ordering::Equal => (a.next(), b.next()),
         };
-        if let Some(set) = kept {
+        let Some(element) = x.or(y).map(|(e, _)| e) else {
+            break;
+        };
+        if let Some(set) = f(x.map(|(_, s)| s), y.map(|(_, s)| s)) {
             out.push((element.clone(), set));
         }
     }
-    out
+    out.into_iter().collect()
 }
 
 #[cfg(test)]

@@ -33,6 +33,7 @@ pub mod formats;
 pub mod gofmt;
 pub mod listtype;
 pub(crate) mod local;
+mod maplist;
 pub(crate) mod names;
 pub(crate) mod netfmt;
 mod numbers;

@@ -204,13 +204,12 @@ impl NameRule {
     /// The messages for `name`; a `prefix` (generateName) may end in `-`.
     pub fn check(self, name: &str, prefix: bool) -> Vec<String> {
         let masked;
-        let name =
-            if prefix && self != NameRule::PathSegment && name.len() > 1 && name.ends_with('-') {
-                masked = format!("{}a", &name[..name.len() - 2]);
-                masked.as_str()
-            } else {
-                name
-            };
+        let name = if prefix && self != NameRule::PathSegment {
+            masked = mask_trailing_dash(name);
+            masked.as_str()
+        } else {
+            name
+        };
         match self {
             NameRule::DnsSubdomain => dns1123_subdomain(name),
             NameRule::DnsLabel => dns1123_label(name),
@@ -218,6 +217,23 @@ impl NameRule {
             NameRule::PathSegment => path_segment(name, prefix),
         }
     }
+}
+
+/// `maskTrailingDash`: a `generateName` may end in `-`, so its last two bytes become `a`
+/// before it is checked as a name. Go cuts bytes, so a character before the dash may be cut
+/// in half; each byte left of it becomes a control character here instead, which no name
+/// format accepts either, so lengths (in bytes) and verdicts stay Go's.
+fn mask_trailing_dash(name: &str) -> String {
+    if name.len() <= 1 || !name.ends_with('-') {
+        return name.to_owned();
+    }
+    let cut = name.len() - 2;
+    let whole = name.floor_char_boundary(cut);
+    let mut masked = String::with_capacity(name.len());
+    masked.push_str(&name[..whole]);
+    masked.extend(std::iter::repeat_n('\u{1}', cut - whole));
+    masked.push('a');
+    masked
 }
 
 #[cfg(test)]
@@ -266,5 +282,23 @@ mod tests {
             "must be no more than 63 bytes"
         );
         assert!(dns1035_label("1abc")[0].starts_with("a DNS-1035 label"));
+    }
+
+    // The crash: a multi-byte character before the trailing dash.
+    #[test]
+    fn a_prefix_with_a_multi_byte_character_before_its_dash_is_checked_without_panicking() {
+        assert_eq!(mask_trailing_dash("fz-ä-"), "fz-\u{1}a");
+        assert_eq!(mask_trailing_dash("fz-€-"), "fz-\u{1}\u{1}a");
+        assert_eq!(mask_trailing_dash("web-"), "wea");
+        assert_eq!(mask_trailing_dash("-"), "-");
+        assert_eq!(mask_trailing_dash("é-"), "\u{1}a");
+        for rule in [
+            NameRule::DnsSubdomain,
+            NameRule::DnsLabel,
+            NameRule::Dns1035Label,
+        ] {
+            assert_eq!(rule.check("fz-ä-", true).len(), 1, "{rule:?}");
+            assert!(rule.check("fz-a-", true).is_empty(), "{rule:?}");
+        }
     }
 }

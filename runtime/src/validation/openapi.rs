@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use super::field::{self, BadValue, FieldError, NIL_PATH};
 use super::formats;
 use super::gofmt;
+use super::maplist::{MapList, correlated_equal};
 use super::schema::{Additional, Schema};
 
 /// kube-openapi's error codes that change how an error becomes a field error.
@@ -336,8 +337,9 @@ impl Validator {
         let mut result = Outcome::default();
         if let Some(item) = &s.items {
             let child = self.plain();
+            let old_items = old.and_then(|o| MapList::new(s, o));
             for (i, v) in items.iter().enumerate() {
-                let item_old = old.and_then(|o| correlate_item(s, v, o));
+                let item_old = old_items.as_ref().and_then(|o| o.get(v));
                 result.merge(child.node(item, v, &field::index(path, i), item_old));
             }
         }
@@ -462,56 +464,6 @@ impl Validator {
 pub(super) fn set_valid(e: &mut OpenApiError, v: i64) {
     if let OpenApiError::Validation { valid, .. } = e {
         *valid = v;
-    }
-}
-
-/// The old element a new list element is correlated with (`MapList.Get`): only `map` lists
-/// correlate items, by their key fields, which must all be present and scalar.
-pub(super) fn correlate_item<'a>(s: &Schema, item: &Value, old: &'a Value) -> Option<&'a Value> {
-    if s.list_type.as_deref() != Some("map") || s.list_map_keys.is_empty() {
-        return None;
-    }
-    let keys = |v: &Value| -> Option<Vec<Value>> {
-        let o = v.as_object()?;
-        s.list_map_keys
-            .iter()
-            .map(|k| {
-                o.get(k)
-                    .filter(|v| matches!(v, Value::Bool(_) | Value::Number(_) | Value::String(_)))
-                    .cloned()
-            })
-            .collect()
-    };
-    let want = keys(item)?;
-    old.as_array()?
-        .iter()
-        .find(|o| keys(o).as_ref() == Some(&want))
-}
-
-/// The ratcheting comparison (`CorrelatedObject.CachedDeepEqual`): objects are equal when
-/// every member correlates (has a schema) and is equal; `map` lists when every item
-/// correlates by key and is equal; other lists and scalars by plain equality.
-pub(super) fn correlated_equal(s: &Schema, new: &Value, old: &Value) -> bool {
-    match (new, old) {
-        (Value::Object(n), Value::Object(o)) => {
-            n.len() == o.len()
-                && n.iter().all(|(k, v)| match (o.get(k), s.member(k)) {
-                    (Some(ov), Some(child)) => correlated_equal(child, v, ov),
-                    _ => false,
-                })
-        }
-        (Value::Array(n), Value::Array(_)) if s.list_type.as_deref() == Some("map") => {
-            let Some(item) = &s.items else {
-                return new == old;
-            };
-            let Value::Array(o) = old else { return false };
-            n.len() == o.len()
-                && n.iter().all(|v| match correlate_item(s, v, old) {
-                    Some(ov) => correlated_equal(item, v, ov),
-                    None => false,
-                })
-        }
-        _ => new == old,
     }
 }
 

@@ -58,13 +58,14 @@ pub(crate) fn check_update_body(
 
 /// The name the apiserver gives an object created with `generateName` alone: the prefix,
 /// cut to 58 bytes so the name stays within 63, then five random characters from its
-/// alphabet (here the `n`th of a fixed sequence, so names are reproducible).
+/// alphabet (here the `n`th of a fixed sequence, so names are reproducible). Go cuts bytes,
+/// so the cut may fall inside a character; its bytes before the cut are invalid UTF-8 there,
+/// which Go's JSON encoder writes as U+FFFD each. Here the character is replaced by one U+FFFD
+/// per byte kept, as clients see it (the name is invalid either way: names are ASCII).
 pub(crate) fn generated_name(prefix: &str, n: u64) -> String {
     const MAX_PREFIX: usize = 63 - 5;
-    let mut cut = prefix.len().min(MAX_PREFIX);
-    while !prefix.is_char_boundary(cut) {
-        cut -= 1;
-    }
+    let cut = prefix.len().min(MAX_PREFIX);
+    let whole = prefix.floor_char_boundary(cut);
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
     let mut x = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let suffix: String = (0..5)
@@ -74,7 +75,8 @@ pub(crate) fn generated_name(prefix: &str, n: u64) -> String {
             c
         })
         .collect();
-    format!("{}{suffix}", &prefix[..cut])
+    let split = "\u{FFFD}".repeat(cut - whole);
+    format!("{}{split}{suffix}", &prefix[..whole])
 }
 
 /// The name a create gives the object: its own, or one generated from `generateName`
@@ -213,5 +215,25 @@ mod tests {
         let name = generated_name(&long, 1);
         assert_eq!(name.len(), 63);
         assert!(name.starts_with(&"a".repeat(58)));
+        // 59 bytes: the dash after 58 is cut, as the apiserver cuts it.
+        let name = generated_name(&format!("{}-", "a".repeat(58)), 1);
+        assert_eq!(&name[..58], "a".repeat(58));
+        assert!(!name.contains('-'));
+    }
+
+    #[test]
+    fn a_cut_inside_a_character_keeps_its_bytes_as_replacement_characters() {
+        // 81 bytes: the 58th byte is the first of an `é`.
+        let prefix = format!("a{}", "é".repeat(40));
+        let name = generated_name(&prefix, 7);
+        let kept = format!("a{}\u{FFFD}", "é".repeat(28));
+        assert!(name.starts_with(&kept), "{name}");
+        assert_eq!(name.chars().count(), 28 + 2 + 5);
+        // A cut on a boundary keeps whole characters only.
+        let name = generated_name(&"é".repeat(40), 7);
+        assert!(name.starts_with(&"é".repeat(29)) && !name.contains('\u{FFFD}'));
+        for prefix in ["€".repeat(30), "😀".repeat(20), "fz-ä-".into()] {
+            generated_name(&prefix, 3);
+        }
     }
 }

@@ -1,5 +1,7 @@
 //! Which fields two values of a type differ in: what an Update changes.
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
 use super::validate::validate_scalar_pair;
@@ -134,6 +136,7 @@ impl Walk<'_> {
         // Items grouped by key, keys in the order they first appear (old list first).
         let mut order: Vec<PathElement> = Vec::new();
         let mut groups: Vec<(Vec<&Value>, Vec<&Value>)> = Vec::new();
+        let mut group_of: BTreeMap<PathElement, usize> = BTreeMap::new();
         for (side, items) in [(0, l), (1, r)] {
             for (i, item) in items.into_iter().flatten().enumerate() {
                 let element = match self.schema.list_item_element(list, item) {
@@ -143,9 +146,10 @@ impl Walk<'_> {
                         continue;
                     }
                 };
-                let at = match order.iter().position(|e| *e == element) {
-                    Some(at) => at,
+                let at = match group_of.get(&element) {
+                    Some(at) => *at,
                     None => {
+                        group_of.insert(element.clone(), order.len());
                         order.push(element);
                         groups.push((Vec::new(), Vec::new()));
                         order.len() - 1

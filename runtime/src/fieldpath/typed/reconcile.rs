@@ -17,15 +17,13 @@ impl Schema {
         let atom = self.resolve(ty);
         let map = atom.and_then(|a| a.map.as_ref());
         let list = atom.and_then(|a| a.list.as_ref());
-        let mut members = set.members().to_vec();
+        let mut members: Vec<PathElement> = set.members().cloned().collect();
         let mut children = Vec::with_capacity(set.children().len());
         for (element, child) in set.children() {
             let child_ty = match (element, map, list) {
                 (PathElement::Field(name), Some(m), _) => {
-                    if m.field(name).is_some()
-                        && let Err(at) = members.binary_search(element)
-                    {
-                        members.insert(at, element.clone());
+                    if m.field(name).is_some() && !set.has_member(element) {
+                        members.push(element.clone());
                     }
                     m.entry_type(name)
                 }
@@ -114,11 +112,10 @@ impl Reconcile<'_> {
     fn items(&mut self, set: &Set, type_of: impl Fn(&PathElement) -> Option<TypeRef>) {
         let non_members = set
             .children()
-            .iter()
             .map(|(e, _)| e)
             .filter(|e| !set.has_member(e))
             .map(|e| (e, false));
-        let members = set.members().iter().map(|e| (e, true));
+        let members = set.members().map(|e| (e, true));
         for (element, is_member) in non_members.chain(members) {
             let Some(ty) = type_of(element) else { continue };
             let child = set.child(element);

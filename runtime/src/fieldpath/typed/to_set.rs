@@ -1,5 +1,7 @@
 //! The field set of a value: what a manager owns when it applies it.
 
+use std::collections::BTreeSet;
+
 use serde_json::Value;
 
 use super::{Handler, ValidationErrors, handler};
@@ -43,24 +45,18 @@ impl Schema {
                     .iter()
                     .map(|item| self.list_item_element(list, item).ok())
                     .collect();
-                let mut seen: Vec<&PathElement> = Vec::new();
-                let mut duplicates: Vec<&PathElement> = Vec::new();
+                let mut seen: BTreeSet<&PathElement> = BTreeSet::new();
+                let mut duplicates: BTreeSet<&PathElement> = BTreeSet::new();
                 for element in elements.iter().flatten() {
-                    match seen.binary_search(&element) {
-                        Ok(_) => {
-                            if let Err(at) = duplicates.binary_search(&element) {
-                                duplicates.insert(at, element);
-                                path.push(element.clone());
-                                set.insert(path);
-                                path.pop();
-                            }
-                        }
-                        Err(at) => seen.insert(at, element),
+                    if !seen.insert(element) && duplicates.insert(element) {
+                        path.push(element.clone());
+                        set.insert(path);
+                        path.pop();
                     }
                 }
                 for (item, element) in items.iter().zip(&elements) {
                     let Some(element) = element else { continue };
-                    if duplicates.binary_search(&element).is_ok() {
+                    if duplicates.contains(element) {
                         continue;
                     }
                     path.push(element.clone());

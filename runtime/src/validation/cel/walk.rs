@@ -11,7 +11,7 @@ use kube_cel::cel::{Context, ExecutionError, Value as Cel};
 use serde_json::Value;
 
 use super::super::field::{self, BadValue, FieldError, NIL_PATH};
-use super::super::openapi::{correlate_item, correlated_equal};
+use super::super::maplist::{MapList, correlated_equal};
 use super::super::schema::{Additional, Schema};
 use super::compile::{Compiled, Node, Program};
 use super::errors::{NO_SUCH_OVERLOAD, describe};
@@ -39,12 +39,13 @@ impl<'a> Correlated<'a> {
         })
     }
 
-    /// The pair for item `i` of a `map` list and the old item with its keys.
-    fn index(self, i: usize) -> Option<Correlated<'a>> {
+    /// The pair for item `i` of a `map` list and the old item with its keys (`old_items`,
+    /// this pair's old list indexed).
+    fn index(self, i: usize, old_items: Option<&MapList<'a>>) -> Option<Correlated<'a>> {
         let new = self.new.as_array()?.get(i)?;
         Some(Correlated {
             new,
-            old: correlate_item(self.schema, new, self.old)?,
+            old: old_items?.get(new)?,
             schema: self.schema.items.as_deref()?,
         })
     }
@@ -85,13 +86,12 @@ impl<'a> Ratchet<'a> {
         }
     }
 
-    fn index(self, i: usize) -> Self {
-        let Some(current) = self.current else {
-            return self;
-        };
-        Ratchet {
-            current: current.index(i),
-            parent: Some(current),
+    /// The ratchets of a list's items, its old list indexed once.
+    fn items(self) -> RatchetItems<'a> {
+        let old_items = self.current.and_then(|c| MapList::new(c.schema, c.old));
+        RatchetItems {
+            list: self,
+            old_items,
         }
     }
 
@@ -102,6 +102,25 @@ impl<'a> Ratchet<'a> {
             (Some(c), _) => c.unchanged(),
             (None, Some(p)) => p.unchanged(),
             (None, None) => false,
+        }
+    }
+}
+
+/// Where the items of a list stand for ratcheting.
+struct RatchetItems<'a> {
+    list: Ratchet<'a>,
+    old_items: Option<MapList<'a>>,
+}
+
+impl<'a> RatchetItems<'a> {
+    /// Item `i`'s ratchet.
+    fn index(&self, i: usize) -> Ratchet<'a> {
+        let Some(current) = self.list.current else {
+            return self.list;
+        };
+        Ratchet {
+            current: current.index(i, self.old_items.as_ref()),
+            parent: Some(current),
         }
     }
 }
@@ -143,10 +162,19 @@ impl Walk {
                 let (Some(item_node), Some(item_schema)) = (&node.items, &schema.items) else {
                     return;
                 };
+                let old_items = old.and_then(|o| MapList::new(schema, o));
+                let ratchets = ratchet.items();
                 for (i, item) in items.iter().enumerate() {
-                    let old_item = old.and_then(|o| correlate_item(schema, item, o));
+                    let old_item = old_items.as_ref().and_then(|o| o.get(item));
                     let p = field::index(path, i);
-                    self.node(item_node, item_schema, &p, item, old_item, ratchet.index(i));
+                    self.node(
+                        item_node,
+                        item_schema,
+                        &p,
+                        item,
+                        old_item,
+                        ratchets.index(i),
+                    );
                 }
             }
             Value::Object(members) => {
