@@ -89,6 +89,7 @@ impl Run<'_> {
                 body,
                 object,
                 capture,
+                headers,
             } => {
                 let path = self.fill(path);
                 let object = object.as_deref().map(|o| self.fill(o));
@@ -113,7 +114,7 @@ impl Run<'_> {
                     None => path.clone(),
                 };
                 let (code, headers, response) =
-                    send(self.client, method.clone(), &uri, content_type, payload).await;
+                    send(self.client, method.clone(), &uri, content_type, headers, payload).await;
                 if let Some(label) = capture {
                     self.capture(label, &response);
                 }
@@ -125,7 +126,7 @@ impl Run<'_> {
                     && let Some(object) = object
                 {
                     let (code, headers, got) =
-                        send(self.client, Method::GET, &object, &None, Vec::new()).await;
+                        send(self.client, Method::GET, &object, &None, &[], Vec::new()).await;
                     self.remember(&got, Some(&object));
                     let observed = self.observe(&Method::GET, &object, code, &headers, &got);
                     self.observations.push(observed);
@@ -243,13 +244,20 @@ async fn send(
     method: Method,
     uri: &str,
     content_type: &Option<&'static str>,
+    headers: &[(String, String)],
     body: Vec<u8>,
 ) -> (u16, http::HeaderMap, Value) {
     let mut request = Request::builder().method(method).uri(uri);
     if let Some(ct) = content_type {
         request = request.header(http::header::CONTENT_TYPE, *ct);
     }
-    let request = request.body(body).expect("a valid request");
+    for (name, value) in headers {
+        request = request.header(name.as_str(), value.as_str());
+    }
+    let request = match request.body(body) {
+        Ok(request) => request,
+        Err(e) => return (0, http::HeaderMap::new(), json!(format!("not sent: {e}"))),
+    };
     match client.send(request.map(Into::into)).await {
         Ok(response) => {
             let code = response.status().as_u16();

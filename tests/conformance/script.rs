@@ -66,6 +66,8 @@ pub enum Step {
         /// The object the request addresses (for `"{rv}"` and the GET after it).
         object: Option<String>,
         capture: Option<String>,
+        /// Headers sent besides `Content-Type`.
+        headers: Vec<(String, String)>,
     },
     /// Opens a watch (one open watch per case); its response code is compared.
     Watch { path: String, query: String },
@@ -127,6 +129,7 @@ impl Case {
             body,
             object,
             capture: None,
+            headers: Vec::new(),
         });
         self
     }
@@ -313,6 +316,42 @@ impl Case {
             payload,
             None,
         )
+    }
+
+    /// Any request: `uri` with its query, every header as given (none added), the body as
+    /// bytes; compared on its own, then `object` (a path) is read back and compared too.
+    pub fn request(
+        mut self,
+        method: Method,
+        uri: &str,
+        headers: Vec<(String, String)>,
+        body: Vec<u8>,
+        object: Option<String>,
+    ) -> Case {
+        let (path, query) = match uri.split_once('?') {
+            Some((path, query)) => (path.to_owned(), Some(query.to_owned())),
+            None => (uri.to_owned(), None),
+        };
+        self.steps.push(Step::Write {
+            kind: if object.is_some() {
+                WriteKind::ThenGet
+            } else {
+                WriteKind::Only
+            },
+            method,
+            path,
+            query,
+            content_type: None,
+            body: if body.is_empty() {
+                Payload::Empty
+            } else {
+                Payload::Raw(body)
+            },
+            object,
+            capture: None,
+            headers,
+        });
+        self
     }
 
     pub fn watch(mut self, r: Res, query: &str) -> Case {
