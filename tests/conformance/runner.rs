@@ -251,7 +251,7 @@ async fn send(
     method: Method,
     uri: &str,
     content_type: &Option<&'static str>,
-    headers: &[(&'static str, String)],
+    headers: &[(String, String)],
     body: Vec<u8>,
 ) -> (u16, http::HeaderMap, Value) {
     let mut request = Request::builder().method(method).uri(uri);
@@ -259,9 +259,12 @@ async fn send(
         request = request.header(http::header::CONTENT_TYPE, *ct);
     }
     for (name, value) in headers {
-        request = request.header(*name, value);
+        request = request.header(name.as_str(), value.as_str());
     }
-    let request = request.body(body).expect("a valid request");
+    let request = match request.body(body) {
+        Ok(request) => request,
+        Err(e) => return (0, http::HeaderMap::new(), json!(format!("not sent: {e}"))),
+    };
     match client.send(request.map(Into::into)).await {
         Ok(response) => {
             let code = response.status().as_u16();

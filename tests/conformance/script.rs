@@ -62,8 +62,8 @@ pub enum Step {
         path: String,
         query: Option<String>,
         content_type: Option<&'static str>,
-        /// Other request headers (`Accept`, ...).
-        headers: Vec<(&'static str, String)>,
+        /// Other request headers (`Accept`, ...), sent besides `Content-Type`.
+        headers: Vec<(String, String)>,
         body: Payload,
         /// The object the request addresses (for `"{rv}"` and the GET after it).
         object: Option<String>,
@@ -137,7 +137,7 @@ impl Case {
     /// Sends the last request with the header `name: value` too.
     pub fn header(mut self, name: &'static str, value: impl Into<String>) -> Case {
         if let Some(Step::Write { headers, .. }) = self.steps.last_mut() {
-            headers.push((name, value.into()));
+            headers.push((name.to_owned(), value.into()));
         }
         self
     }

@@ -37,7 +37,12 @@ fn post_scalar(name: &str, body: Vec<u8>) -> Case {
 /// A case posting a Collection whose `spec.extra` is `extra`, then reading it back.
 fn post_extra(name: &str, extra: &str) -> Case {
     Case::new(name)
-        .raw(Method::POST, COLLECTION_PATH, Some(JSON), &extra_body(extra))
+        .raw(
+            Method::POST,
+            COLLECTION_PATH,
+            Some(JSON),
+            &extra_body(extra),
+        )
         .get(COLLECTIONS, "c", None)
 }
 
@@ -213,14 +218,21 @@ fn body_shape_cases() -> Vec<Case> {
         ));
     }
     let valid = scalar_body(b"{}");
-    for (what, tail) in [("x", &b" x"[..]), ("a second object", b"{}"), ("a comma", b","), ("NUL", b"\0")] {
+    for (what, tail) in [
+        ("x", &b" x"[..]),
+        ("a second object", b"{}"),
+        ("a comma", b","),
+        ("NUL", b"\0"),
+    ] {
         let body = [valid.as_slice(), tail].concat();
-        cases.push(Case::new(format!("bodies: POST an object then {what}")).raw(
-            Method::POST,
-            SCALAR_PATH,
-            Some(JSON),
-            &body,
-        ));
+        cases.push(
+            Case::new(format!("bodies: POST an object then {what}")).raw(
+                Method::POST,
+                SCALAR_PATH,
+                Some(JSON),
+                &body,
+            ),
+        );
     }
     for (what, body) in [
         ("empty", &b""[..]),
@@ -229,7 +241,10 @@ fn body_shape_cases() -> Vec<Case> {
         ("a number", b"1"),
         ("trailing data", b"{} x"),
         ("a BOM", b"\xef\xbb\xbf{}"),
-        ("duplicate keys", b"{\"spec\":{\"title\":\"ab\",\"title\":\"cd\"}}"),
+        (
+            "duplicate keys",
+            b"{\"spec\":{\"title\":\"ab\",\"title\":\"cd\"}}",
+        ),
         ("1e309", b"{\"spec\":{\"ratio\":1e309}}"),
     ] {
         for query in ["", "?fieldValidation=Ignore"] {
@@ -247,7 +262,10 @@ fn body_shape_cases() -> Vec<Case> {
         ("a string", b"\"x\""),
         ("an object", b"{}"),
         ("a number in the list", b"[1]"),
-        ("an op of the wrong type", b"[{\"op\":1,\"path\":\"/spec/title\"}]"),
+        (
+            "an op of the wrong type",
+            b"[{\"op\":1,\"path\":\"/spec/title\"}]",
+        ),
         ("trailing data", b"[] x"),
         (
             "a duplicate key in an op",
@@ -294,11 +312,15 @@ fn apply_cases() -> Vec<Case> {
     vec![
         apply_collection(
             "apply: YAML 1.1 scalars",
-            &collection("    octal: 012\n    hex: 0x10\n    under: 1_000\n    yes: on\n    n: off\n    float: 1.0\n    exp: 1e3\n    big: 9223372036854775808\n    huge: 1e309\n    tilde: ~\n    quoted: 'yes'\n    1.5: a\n    2: b\n    date: 2001-12-14\n    bin: !!binary aGk=\n    tag: !foo bar\n"),
+            &collection(
+                "    octal: 012\n    hex: 0x10\n    under: 1_000\n    yes: on\n    n: off\n    float: 1.0\n    exp: 1e3\n    big: 9223372036854775808\n    huge: 1e309\n    tilde: ~\n    quoted: 'yes'\n    1.5: a\n    2: b\n    date: 2001-12-14\n    bin: !!binary aGk=\n    tag: !foo bar\n",
+            ),
         ),
         apply_collection(
             "apply: merge keys and aliases",
-            &collection("    base: &b {a: 1, b: 2}\n    merged:\n      <<: *b\n      b: 3\n    list: [*b, *b]\n"),
+            &collection(
+                "    base: &b {a: 1, b: 2}\n    merged:\n      <<: *b\n      b: 3\n    list: [*b, *b]\n",
+            ),
         ),
         apply_collection(
             "apply: only the first document is read",
@@ -311,7 +333,10 @@ fn apply_cases() -> Vec<Case> {
         apply_collection("apply: infinity", &collection("    x: .inf\n")),
         apply_collection("apply: a null key", &collection("    ~: x\n")),
         apply_collection("apply: a sequence as a key", &collection("    [a]: x\n")),
-        apply_collection("apply: a tab for indentation", &collection("    a: \"1\"\n\tb: 2\n")),
+        apply_collection(
+            "apply: a tab for indentation",
+            &collection("    a: \"1\"\n\tb: 2\n"),
+        ),
         apply_collection("apply: a YAML 1.2 directive", "%YAML 1.2\n---\na: 1\n"),
         apply_collection("apply: an unterminated string", "{\"a\": \"x"),
         apply_collection("apply: a raw NUL in quotes", "kind: \"\u{0}\""),
