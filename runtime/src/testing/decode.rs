@@ -8,10 +8,11 @@
 use kubegen_go::json as gojson;
 use serde_json::Value;
 
+use super::jsonpatch;
 use super::status::ApiError;
 pub use crate::validation::decode::FieldValidation;
 pub(crate) use crate::validation::decode::prune;
-use crate::validation::decode::{self as shared, Parsed, Unreadable, coerce, strict_errors};
+use crate::validation::decode::{self as shared, Parsed, Unreadable, strict_errors};
 use crate::validation::gofmt;
 use crate::validation::{BadValue, FieldError};
 
@@ -37,12 +38,16 @@ pub fn write_body<'s>(
         .map_err(ApiError::bad_request)
 }
 
-/// What a merge or JSON patch produced, decoded and coerced as the apiserver decodes it.
+/// What a merge or JSON patch of a resource of kind `kind` (served at `api_version`)
+/// produced, decoded and coerced as the apiserver decodes it: its apiVersion and kind read
+/// first, then the schema of the version it names applied (`schema` gives it).
 /// `patch_errors` are the strict decoder's complaints about the patch itself. Failures are
 /// `Invalid` causes on `patch`, quoting the patched object.
-pub fn patched_object(
+pub fn patched_object<'s>(
     doc: &mut Value,
-    schema: &Value,
+    kind: &str,
+    api_version: &str,
+    schema: impl Fn(&str) -> Option<&'s Value>,
     patch_errors: &[String],
     directive: FieldValidation,
 ) -> Result<Vec<String>, ApiError> {
@@ -50,7 +55,8 @@ pub fn patched_object(
     // when something fails.
     let patched = doc.clone();
     let invalid = |why: String| invalid_patch(&patched, why);
-    let unknown = coerce(Some(schema), doc).map_err(&invalid)?;
+    shared::patched_type_meta(doc).map_err(&invalid)?;
+    let unknown = shared::coerce_as_named(doc, kind, api_version, schema).map_err(&invalid)?;
     let mut strict = patch_errors.to_vec();
     strict.extend(strict_errors(&[], &unknown));
     match directive {
@@ -136,7 +142,7 @@ pub fn merge_patch(
 pub fn json_patch(
     data: &[u8],
     directive: FieldValidation,
-) -> Result<(json_patch::Patch, Vec<String>), ApiError> {
+) -> Result<(jsonpatch::Patch, Vec<String>), ApiError> {
     let strict = directive != FieldValidation::Ignore;
     let refuse = |why: String| {
         ApiError::bad_request(match strict {
@@ -196,9 +202,14 @@ pub fn json_patch(
             .collect(),
         false => Vec::new(),
     };
-    let patch = serde_json::from_value(Value::Array(operations))
-        .map_err(|e| ApiError::bad_request(e.to_string()))?;
-    Ok((patch, complaints))
+    if operations.len() > jsonpatch::MAX_OPERATIONS {
+        return Err(ApiError::too_large(&format!(
+            "The allowed maximum operations in a JSON patch is {}, got {}",
+            jsonpatch::MAX_OPERATIONS,
+            operations.len()
+        )));
+    }
+    Ok((jsonpatch::Patch(operations), complaints))
 }
 
 /// A server-side apply body (`application/apply-patch+yaml`): the object and the duplicate

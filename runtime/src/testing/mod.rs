@@ -31,6 +31,7 @@ mod decode;
 pub mod envtest;
 pub mod generate;
 mod http;
+mod jsonpatch;
 mod stack;
 mod state;
 mod status;

@@ -219,6 +219,15 @@ impl NameRule {
     }
 }
 
+/// The largest character boundary of `s` at or before byte `at` (`str::floor_char_boundary`,
+/// stable only since Rust 1.91).
+pub(crate) fn floor_char_boundary(s: &str, at: usize) -> usize {
+    (0..=at.min(s.len()))
+        .rev()
+        .find(|&i| s.is_char_boundary(i))
+        .unwrap_or(0)
+}
+
 /// `maskTrailingDash`: a `generateName` may end in `-`, so its last two bytes become `a`
 /// before it is checked as a name. Go cuts bytes, so a character before the dash may be cut
 /// in half; each byte left of it becomes a control character here instead, which no name
@@ -228,7 +237,7 @@ fn mask_trailing_dash(name: &str) -> String {
         return name.to_owned();
     }
     let cut = name.len() - 2;
-    let whole = name.floor_char_boundary(cut);
+    let whole = floor_char_boundary(name, cut);
     let mut masked = String::with_capacity(name.len());
     masked.push_str(&name[..whole]);
     masked.extend(std::iter::repeat_n('\u{1}', cut - whole));

@@ -49,11 +49,58 @@ pub(crate) fn check_update_body(
     {
         return Err(NAMESPACE_MISMATCH.to_owned());
     }
-    let in_body = meta_str(body, "name");
-    if in_body != name {
-        return Err(name_mismatch(in_body, name));
+    check_name(meta_str(body, "name"), name)
+}
+
+/// `checkName`: the name of a PUT body or of a patched object against the URL's.
+pub(crate) fn check_name(in_body: &str, url: &str) -> Result<(), String> {
+    if in_body.is_empty() {
+        return Err(format!(
+            "the name of the object ({url} based on URL) was undeterminable: name must be provided"
+        ));
+    }
+    if in_body != url {
+        return Err(name_mismatch(in_body, url));
     }
     Ok(())
+}
+
+/// `EnsureObjectNamespaceMatchesRequestNamespace` on a patched or applied object: a
+/// namespaced object takes the request's namespace unless it names another (refused); a
+/// cluster-scoped object has none.
+pub(crate) fn ensure_namespace(object: &mut Value, namespace: Option<&str>) -> Result<(), String> {
+    match namespace {
+        Some(expected) => match meta_str(object, "namespace") {
+            "" => object["metadata"]["namespace"] = Value::String(expected.to_owned()),
+            ns if ns != expected => return Err(NAMESPACE_MISMATCH.to_owned()),
+            _ => {}
+        },
+        None => {
+            if let Value::Object(m) = &mut object["metadata"] {
+                m.remove("namespace");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The resourceVersion of an object as the storage's versioner reads it: none is 0; anything
+/// else is a decimal uint64 (Go's `strconv.ParseUint`), or the message of the apiserver's 500.
+pub(crate) fn resource_version(rv: &str) -> Result<u64, String> {
+    if rv.is_empty() {
+        return Ok(0);
+    }
+    let why = match rv.bytes().all(|b| b.is_ascii_digit()) {
+        false => "invalid syntax",
+        true => match rv.parse::<u64>() {
+            Ok(n) => return Ok(n),
+            Err(_) => "value out of range",
+        },
+    };
+    Err(format!(
+        "strconv.ParseUint: parsing {}: {why}",
+        super::gofmt::quote(rv)
+    ))
 }
 
 /// The name the apiserver gives an object created with `generateName` alone: the prefix,
@@ -65,7 +112,7 @@ pub(crate) fn check_update_body(
 pub(crate) fn generated_name(prefix: &str, n: u64) -> String {
     const MAX_PREFIX: usize = 63 - 5;
     let cut = prefix.len().min(MAX_PREFIX);
-    let whole = prefix.floor_char_boundary(cut);
+    let whole = super::names::floor_char_boundary(prefix, cut);
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
     let mut x = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let suffix: String = (0..5)
@@ -123,23 +170,44 @@ pub(crate) fn fill_create_metadata(
     }
 }
 
-/// What an update keeps of the stored object `existing` whatever the body says: the
-/// server-owned metadata, and with a status subresource the status.
+/// What an update keeps of the stored object `existing` whatever the body says
+/// (`BeforeUpdate`): the generation, the creation time, the uid when the body has none, the
+/// deletion timestamp and grace period once they are set (a body that sets or changes them
+/// otherwise is refused by validation: they are immutable), never a selfLink, and with a
+/// status subresource the status.
 pub(crate) fn keep_server_fields(new: &mut Value, existing: &Value, status_subresource: bool) {
-    for k in [
-        "uid",
-        "creationTimestamp",
-        "generation",
-        "deletionTimestamp",
-        "deletionGracePeriodSeconds",
-        "namespace",
-    ] {
-        match existing["metadata"].get(k) {
+    if !new["metadata"].is_object() {
+        new["metadata"] = Value::Object(Default::default());
+    }
+    let old = &existing["metadata"];
+    let set = |v: Option<&Value>| v.is_some_and(|v| !v.is_null() && v != "");
+    let mut keep = vec!["generation", "creationTimestamp"];
+    if !set(new["metadata"].get("uid")) {
+        keep.push("uid");
+    }
+    if set(old.get("deletionTimestamp")) {
+        keep.push("deletionTimestamp");
+    }
+    if set(old.get("deletionGracePeriodSeconds"))
+        && !set(new["metadata"].get("deletionGracePeriodSeconds"))
+    {
+        keep.push("deletionGracePeriodSeconds");
+    }
+    for k in keep {
+        match old.get(k) {
             Some(v) => new["metadata"][k] = v.clone(),
             None => {
                 if let Value::Object(m) = &mut new["metadata"] {
                     m.remove(k);
                 }
+            }
+        }
+    }
+    if let Value::Object(m) = &mut new["metadata"] {
+        m.remove("selfLink");
+        for k in ["uid", "deletionTimestamp", "deletionGracePeriodSeconds"] {
+            if m.get(k).is_some_and(Value::is_null) {
+                m.remove(k);
             }
         }
     }

@@ -19,6 +19,7 @@ mod builtin;
 mod continue_token;
 mod convert;
 mod scale;
+mod storage;
 mod watch;
 mod write;
 
@@ -222,7 +223,7 @@ pub enum Change {
     /// `application/merge-patch+json`, and the strict decoder's complaints about it.
     MergePatch(Value, Vec<String>),
     /// `application/json-patch+json`, and the strict decoder's complaints about it.
-    JsonPatch(json_patch::Patch, Vec<String>),
+    JsonPatch(super::jsonpatch::Patch, Vec<String>),
     /// `application/apply-patch+yaml`, and the keys it sets twice (strict decoding's lines).
     Apply(Value, Vec<String>),
 }
@@ -582,16 +583,52 @@ impl State {
         Err(self.invalid(t, object, &checked.errors))
     }
 
-    /// `Invalid`, qualified by the object's own kind (as the apiserver reports a wrong kind).
+    /// `Invalid`, qualified by the object's own kind and group (as the apiserver reports a
+    /// wrong kind or apiVersion).
     fn invalid(&self, t: &Target, object: &Value, errors: &[FieldError]) -> ApiError {
         let e = self.entry(t);
         let kind = object["kind"].as_str().unwrap_or(e.kind);
-        ApiError::invalid(
-            e.builtin.map_or(e.group, Builtin::error_group),
-            kind,
-            meta_str(object, "name").unwrap_or(""),
-            errors,
-        )
+        let api_version = object["apiVersion"].as_str().unwrap_or("");
+        let group = match api_version.rsplit_once('/') {
+            _ if api_version == e.api_version(&t.version) => {
+                e.builtin.map_or(e.group, Builtin::error_group)
+            }
+            Some((group, _)) => group,
+            None => "",
+        };
+        ApiError::invalid(group, kind, meta_str(object, "name").unwrap_or(""), errors)
+    }
+
+    /// What the storage says to storing `object` at `key` (`current`: the stored object's
+    /// resourceVersion, for an update). Unless `retry` is false (server-side apply), an object
+    /// too large is tried once more without its managedFields, as the handlers do.
+    fn fit_storage(
+        &self,
+        key: &Key,
+        object: &mut Value,
+        current: Option<&str>,
+        retry: bool,
+    ) -> Result<(), ApiError> {
+        let e = &self.kinds[key.0];
+        let group = e.builtin.map_or(e.group, Builtin::error_group);
+        let etcd_key = storage::key(group, e.plural, &key.1, &key.2);
+        let revision = current.and_then(|rv| rv.parse().ok()).unwrap_or(0);
+        let check = |o: &Value| storage::check(&etcd_key, o, revision, current.is_some());
+        match check(object) {
+            Err(_) if retry && object["metadata"].get("managedFields").is_some() => {
+                let managed = object["metadata"]
+                    .as_object_mut()
+                    .and_then(|m| m.remove("managedFields"));
+                let second = check(object);
+                if second.is_err()
+                    && let Some(m) = managed
+                {
+                    object["metadata"]["managedFields"] = m;
+                }
+                second
+            }
+            other => other,
+        }
     }
 
     /// Stores a new version of an object under a new resourceVersion and tells watchers.

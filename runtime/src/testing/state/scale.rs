@@ -65,7 +65,8 @@ impl State {
             }
             Change::JsonPatch(p, _) => {
                 let mut s = live.clone();
-                json_patch::patch(&mut s, &p).map_err(|e| ApiError::bad_request(e.to_string()))?;
+                p.apply(&mut s)
+                    .map_err(|_| ApiError::patch_not_applicable())?;
                 (s, false)
             }
             Change::Apply(a, _) => {

@@ -63,6 +63,8 @@ impl State {
         }
         self.sequence += 1;
         let requested_managed_fields = body["metadata"].get("managedFields").cloned();
+        let requested_rv = meta_str(&body, "resourceVersion").unwrap_or("").to_owned();
+        let applied_create = applied.as_ref().map(|_| ());
         // Custom resources get a generation; the built-in kinds served here have none.
         let generation = self.entry(t).builtin.is_none();
         let uid = format!("00000000-0000-4000-8000-{:012x}", self.sequence);
@@ -96,7 +98,17 @@ impl State {
         if w.dry_run {
             return self.present(t, &body);
         }
-        let stored = self.to_storage(t, &body)?;
+        // The storage refuses a create that names a resourceVersion (a number other than 0;
+        // anything else is ignored). An apply that creates is an update to storage.
+        if applied_create.is_none()
+            && request::resource_version(&requested_rv).is_ok_and(|rv| rv != 0)
+        {
+            return Err(ApiError::internal(
+                "resourceVersion should not be set on objects to be created",
+            ));
+        }
+        let mut stored = self.to_storage(t, &body)?;
+        self.fit_storage(&key, &mut stored, None, applied_create.is_none())?;
         let stored = self.commit(key, stored, None);
         self.present(t, &stored)
     }
@@ -141,7 +153,11 @@ impl State {
                         if !body["metadata"].is_object() {
                             body["metadata"] = json!({});
                         }
-                        body["metadata"]["name"] = json!(name);
+                        self.check_patched(t, &name, &mut body)?;
+                        // The store reads the resourceVersion before it finds nothing to
+                        // update; a number is then dropped, as a create's storage drops it.
+                        request::resource_version(meta_str(&body, "resourceVersion").unwrap_or(""))
+                            .map_err(ApiError::internal)?;
                         let managed = body["metadata"]["managedFields"].take();
                         let created = self.create_object(t, body, w, Some(managed), warnings)?;
                         Ok((201, created))
@@ -157,6 +173,7 @@ impl State {
         }
         let status_only = t.subresource.as_deref() == Some("status");
         let api_version = self.entry(t).api_version(&t.version);
+        let replaced = matches!(change, Change::Replace(_));
         let (mut new, applied) = match change {
             Change::Replace(body) => {
                 let current_uid = meta_str(&existing, "uid").unwrap_or("");
@@ -175,17 +192,6 @@ impl State {
                     );
                     return Err(ApiError::conflict(e.group, e.plural, &name, &why));
                 }
-                if meta_str(&body, "resourceVersion").is_none_or(str::is_empty) {
-                    // The store's own check (unconditional updates are not allowed), which
-                    // qualifies the name with the resource, not the kind.
-                    let e = self.entry(t);
-                    let error = FieldError::invalid(
-                        "metadata.resourceVersion",
-                        BadValue::Int(0),
-                        "must be specified for an update",
-                    );
-                    return Err(ApiError::invalid(e.group, e.plural, &name, &[error]));
-                }
                 (body, false)
             }
             Change::MergePatch(patch, complaints) => {
@@ -196,7 +202,8 @@ impl State {
             }
             Change::JsonPatch(patch, complaints) => {
                 let mut doc = existing.clone();
-                json_patch::patch(&mut doc, &patch)
+                patch
+                    .apply(&mut doc)
                     .map_err(|_| ApiError::patch_not_applicable())?;
                 warnings.extend(self.decode_patched(t, &mut doc, &complaints, w)?);
                 (doc, false)
@@ -208,24 +215,26 @@ impl State {
                 (applied, true)
             }
         };
-        if let Some(other) = meta_str(&new, "name").filter(|n| *n != name) {
-            return Err(ApiError::bad_request(request::name_mismatch(other, &name)));
+        if !replaced {
+            self.check_patched(t, &name, &mut new)?;
         }
         let current_rv = meta_str(&existing, "resourceVersion")
             .unwrap_or("")
             .to_owned();
-        if let Some(rv) = meta_str(&new, "resourceVersion")
-            && !rv.is_empty()
-            && rv != current_rv
+        self.check_resource_version(t, &name, &new, &current_rv)?;
+        // `BeforeUpdate` reads the object's kind first: without a version it has none.
+        let version = new["apiVersion"].as_str().unwrap_or("");
+        if version
+            .rsplit_once('/')
+            .map_or(version, |(_, v)| v)
+            .is_empty()
         {
-            let e = self.entry(t);
-            return Err(ApiError::conflict(
-                e.group,
-                e.plural,
-                &name,
-                request::MODIFIED,
+            return Err(ApiError::internal_error(
+                "Object 'apiVersion' is missing in 'object has no apiVersion field'",
             ));
         }
+        request::ensure_namespace(&mut new, t.namespace.as_deref())
+            .map_err(ApiError::bad_request)?;
         // Server-owned metadata comes from the stored object.
         let mut result = if status_only {
             let mut r = request::with_status_of(&existing, &new);
@@ -238,9 +247,9 @@ impl State {
             request::keep_server_fields(&mut new, &existing, self.version(t).status);
             new
         };
-        result["apiVersion"] = json!(api_version);
-        if !result["kind"].is_string() {
-            result["kind"] = json!(self.entry(t).kind);
+        if status_only {
+            // The status strategy keeps the stored object, apiVersion and kind included.
+            result["apiVersion"] = json!(api_version);
         }
         result["metadata"]["resourceVersion"] = json!(current_rv);
         self.prepare(t, &mut result, applied)?;
@@ -296,8 +305,9 @@ impl State {
             }
             return Ok((200, self.present(t, &result)?));
         }
+        let mut stored = self.to_storage(t, &result)?;
+        self.fit_storage(&key, &mut stored, Some(&current_rv), !applied)?;
         let old = self.objects.get(&key).cloned();
-        let stored = self.to_storage(t, &result)?;
         let stored = self.commit(key, stored, old);
         Ok((200, self.present(t, &stored)?))
     }
@@ -361,12 +371,55 @@ impl State {
         patch_errors: &[String],
         w: &WriteOptions,
     ) -> Result<Vec<String>, ApiError> {
+        let e = self.entry(t);
         decode::patched_object(
             doc,
-            &self.version(t).schema,
+            e.kind,
+            &e.api_version(&t.version),
+            |version| e.version(version).map(|v| &v.schema),
             patch_errors,
             w.field_validation,
         )
+    }
+
+    /// The patcher's checks of a patched or applied object (`patcher.applyPatch`): its
+    /// namespace against the request's, then its name against the URL's.
+    fn check_patched(&self, t: &Target, name: &str, object: &mut Value) -> Result<(), ApiError> {
+        request::ensure_namespace(object, t.namespace.as_deref())
+            .and_then(|()| request::check_name(meta_str(object, "name").unwrap_or(""), name))
+            .map_err(ApiError::bad_request)
+    }
+
+    /// The store's checks of an update's resourceVersion against the stored `current`: a
+    /// number (or a 500), not zero (unconditional updates are refused, in an `Invalid` that
+    /// names the resource, not the kind), and the current one (or a conflict).
+    fn check_resource_version(
+        &self,
+        t: &Target,
+        name: &str,
+        new: &Value,
+        current: &str,
+    ) -> Result<(), ApiError> {
+        let e = self.entry(t);
+        let rv = request::resource_version(meta_str(new, "resourceVersion").unwrap_or(""))
+            .map_err(ApiError::internal)?;
+        if rv == 0 {
+            let error = FieldError::invalid(
+                "metadata.resourceVersion",
+                BadValue::Int(0),
+                "must be specified for an update",
+            );
+            return Err(ApiError::invalid(e.group, e.plural, name, &[error]));
+        }
+        if request::resource_version(current) != Ok(rv) {
+            return Err(ApiError::conflict(
+                e.group,
+                e.plural,
+                name,
+                request::MODIFIED,
+            ));
+        }
+        Ok(())
     }
 
     /// What the apiserver checks in a PUT body before it reads the stored object: the

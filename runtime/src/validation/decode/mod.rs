@@ -209,6 +209,20 @@ pub(crate) fn parse_json(data: &[u8], original: &[u8]) -> Result<Parsed, Unreada
     })
 }
 
+/// What the apiserver's decoder refuses in a patched object before its schema is applied
+/// (read from `doc` as Go writes it, as [`parse_json`] reads a body): an apiVersion or kind
+/// that is no string, an apiVersion with more than one `/`, no kind.
+pub(crate) fn patched_type_meta(doc: &Value) -> Result<(), String> {
+    let json = gojson::to_vec(doc);
+    match parse_json(&json, &json) {
+        Ok(parsed) => {
+            gojson::dismantle(parsed.object);
+            Ok(())
+        }
+        Err(Unreadable::Unrecognized(why) | Unreadable::Undecodable { why, .. }) => Err(why),
+    }
+}
+
 /// A YAML create or update body (`application/yaml`): converted to JSON as
 /// sigs.k8s.io/yaml's `YAMLToJSON` does (go-yaml v2, the first document only), whose errors
 /// are returned as they are, then read as JSON.
@@ -262,6 +276,26 @@ pub(crate) fn apply_duplicates(
     }
 }
 
+/// The schema coercion of a decoded object (a body, or a patched object) for a request of
+/// kind `kind` served at `api_version`: the apiserver prunes only objects of its own group
+/// and kind, with the schema of the version they name (`schema` gives it; with none, every
+/// field but apiVersion, kind and metadata is unknown). Returns the unknown fields.
+pub(crate) fn coerce_as_named<'s>(
+    object: &mut Value,
+    kind: &str,
+    api_version: &str,
+    schema: impl Fn(&str) -> Option<&'s Value>,
+) -> Result<Vec<String>, String> {
+    let named = object["apiVersion"].as_str().unwrap_or(api_version);
+    let (group, version) = named.rsplit_once('/').unwrap_or(("", named));
+    let own_kind = object["kind"].as_str().unwrap_or(kind) == kind
+        && Some(group) == api_version.rsplit_once('/').map(|g| g.0);
+    match own_kind {
+        true => coerce(schema(version), object),
+        false => coerce::coerce_metadata(object),
+    }
+}
+
 /// A create or update body for a resource of kind `kind` (served at `api_version`), already
 /// parsed and past [`type_meta`], decoded and coerced with `schema` — the schema of the
 /// version the body names, `None` when no served version has that name. `duplicates` are
@@ -288,22 +322,16 @@ pub(crate) fn body<'s>(
         .as_str()
         .unwrap_or(api_version)
         .to_owned();
-    let (group, version) = body_api_version
+    let version = body_api_version
         .rsplit_once('/')
-        .unwrap_or(("", body_api_version.as_str()));
+        .map_or(body_api_version.as_str(), |(_, v)| v);
     let cannot = |why: String| {
         format!(
             "{body_kind} in version {} cannot be handled as a {kind}: {why}",
             gofmt::quote(version)
         )
     };
-    let own_kind = body_kind == kind && Some(group) == api_version.rsplit_once('/').map(|g| g.0);
-    // The apiserver prunes only objects of its own group and kind.
-    let unknown = match own_kind {
-        true => coerce(schema(version), &mut object),
-        false => coerce::coerce_metadata(&mut object),
-    }
-    .map_err(cannot)?;
+    let unknown = coerce_as_named(&mut object, kind, api_version, schema).map_err(cannot)?;
     let strict = strict_errors(duplicates, &unknown);
     match directive {
         FieldValidation::Strict if !strict.is_empty() => Err(cannot(format!(
