@@ -513,12 +513,27 @@ fn blank(value: &mut Value, namespace: &str, uids: &[String]) {
             static RV: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
                 regex::Regex::new(r#"resourceVersion\\":\\"\d+"#).unwrap()
             });
+            // Quoted again inside the message (`Object 'Kind' is missing in '{...}'`).
+            static RAW_TIME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+                regex::Regex::new(r#"(":")\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z(")"#)
+                    .unwrap()
+            });
+            static RAW_RV: std::sync::LazyLock<regex::Regex> =
+                std::sync::LazyLock::new(|| regex::Regex::new(r#"resourceVersion":"\d+"#).unwrap());
             if TIME.is_match(s) {
                 *s = TIME.replace_all(s, "$1<time>$3").into_owned();
             }
             if RV.is_match(s) {
                 *s = RV
                     .replace_all(s, r#"resourceVersion\":\"<rv>"#)
+                    .into_owned();
+            }
+            if RAW_TIME.is_match(s) {
+                *s = RAW_TIME.replace_all(s, "$1<time>$3").into_owned();
+            }
+            if RAW_RV.is_match(s) {
+                *s = RAW_RV
+                    .replace_all(s, r#"resourceVersion":"<rv>"#)
                     .into_owned();
             }
             // A delete precondition's message quotes the object's resourceVersion.

@@ -11,6 +11,7 @@ mod http;
 mod ownership;
 mod patterns;
 mod reads;
+mod registry;
 mod scalars;
 mod selectors;
 mod serde_reads;
@@ -101,6 +102,7 @@ pub fn all() -> Vec<Case> {
         patterns::cases(),
         http::cases(),
         decoding::cases(),
+        registry::cases(),
     ]
     .concat()
 }
