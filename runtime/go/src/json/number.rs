@@ -56,15 +56,18 @@ pub fn through_storage(value: &mut Value) {
     }
 }
 
-/// The int64 a float number reads back as after Go writes it, if any.
+/// The int64 a float number reads back as after Go writes it, if any: Go writes the
+/// shortest digits, so an integral float near ±2^63 may be written as a literal past int64
+/// (`-9223372036854776000` for -2^63) and stays a float.
 fn integral(n: &Number) -> Option<i64> {
     if n.is_i64() || n.is_u64() {
         return None;
     }
     let f = n.as_f64()?;
-    // 2^63 written out does not parse as an int64; -2^63 does.
-    const LIMIT: f64 = 9_223_372_036_854_775_808.0;
-    (f.fract() == 0.0 && (-LIMIT..LIMIT).contains(&f)).then_some(f as i64)
+    if f.fract() != 0.0 || f.abs() >= 1e21 {
+        return None;
+    }
+    format_float(f).parse().ok()
 }
 
 #[cfg(test)]
@@ -116,12 +119,14 @@ mod tests {
 
     #[test]
     fn storage_turns_integral_floats_into_integers() {
-        let mut v = json!({"a": 1.0, "b": [-0.0, 1e3, 0.5, 1e20, 9223372036854775808.0, -9223372036854775808.0], "c": "1.0"});
+        // Observed on kube-apiserver v1.36.2: -2^63 as a float is written
+        // `-9223372036854776000`, which is past int64.
+        let mut v = json!({"a": 1.0, "b": [-0.0, 1e3, 0.5, 1e20, 9223372036854775808.0, -9223372036854775808.0, 9223372036854774784.0], "c": "1.0"});
         through_storage(&mut v);
         assert_eq!(
             v,
-            json!({"a": 1, "b": [0, 1000, 0.5, 1e20, 9223372036854775808.0, i64::MIN], "c": "1.0"})
+            json!({"a": 1, "b": [0, 1000, 0.5, 1e20, 9223372036854775808.0, -9223372036854775808.0, 9223372036854775000_i64], "c": "1.0"})
         );
-        assert!(v["b"][3].is_f64());
+        assert!(v["b"][3].is_f64() && v["b"][5].is_f64());
     }
 }
