@@ -299,6 +299,66 @@ fn test(doc: &mut Value, path: &str, expected: Option<&Value>) -> Result<(), Not
     }
 }
 
+/// A JSON merge patch (RFC 7386) applied as evanphx/json-patch v4's `MergePatch` applies it
+/// (`merge.go`): a `null` removes its key; a value for a key the document lacks (or holds as
+/// `null`), or one replacing a value that is no object, has its nulls pruned — in objects at
+/// any depth, objects inside arrays included, though `null` items of an array stay; an array
+/// or scalar replacing an object is taken as it is, nulls and all.
+pub fn merge(doc: &mut Value, patch: &Value) {
+    let Value::Object(changes) = patch else {
+        *doc = patch.clone();
+        return;
+    };
+    if !doc.is_object() {
+        *doc = Value::Object(Map::new());
+    }
+    // An iterative walk: a patch may be nested as deep as the decoder admits.
+    let mut pending = vec![(doc, changes)];
+    while let Some((target, changes)) = pending.pop() {
+        let Value::Object(fields) = target else {
+            continue;
+        };
+        for (key, change) in changes {
+            match (fields.get(key), change) {
+                (_, Value::Null) => {
+                    fields.remove(key);
+                }
+                // Merged below.
+                (Some(Value::Object(_)), Value::Object(_)) => {}
+                (Some(Value::Object(_)), other) => {
+                    fields.insert(key.clone(), other.clone());
+                }
+                _ => {
+                    let mut value = change.clone();
+                    prune_nulls(&mut value);
+                    fields.insert(key.clone(), value);
+                }
+            }
+        }
+        for (key, value) in fields.iter_mut() {
+            if let (Value::Object(_), Some(Value::Object(nested))) = (&*value, changes.get(key)) {
+                pending.push((value, nested));
+            }
+        }
+    }
+}
+
+/// evanphx's `pruneNulls`: drops the `null` fields of every object in `value`, also inside
+/// arrays; an array's `null` items stay.
+fn prune_nulls(value: &mut Value) {
+    let mut pending = vec![value];
+    while let Some(v) = pending.pop() {
+        match v {
+            Value::Object(fields) => {
+                fields.retain(|_, f| !f.is_null());
+                pending.extend(fields.values_mut());
+            }
+            Value::Array(items) => pending.extend(items.iter_mut()),
+            _ => {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -391,5 +451,39 @@ mod tests {
         let copy = |to: &str| json!({"op": "copy", "from": "/a", "path": to});
         assert!(patched(doc.clone(), json!([copy("/b"), copy("/c")])).is_ok());
         assert!(patched(doc, json!([copy("/b"), copy("/c"), copy("/d")])).is_err());
+    }
+
+    // Observed on kube-apiserver v1.36.2 (tests/fuzz): `{"three": null}` inside a new array
+    // is stored as `{}`.
+    #[test]
+    fn merge_patches_prune_nulls_as_evanphx_does() {
+        let merged = |mut doc: Value, patch: Value| {
+            merge(&mut doc, &patch);
+            doc
+        };
+        assert_eq!(
+            merged(
+                json!({"a": 1}),
+                json!({"free": {"any": [1, null, {"three": null}]}})
+            ),
+            json!({"a": 1, "free": {"any": [1, null, {}]}})
+        );
+        // An array or scalar replacing an object is taken whole; one replacing a scalar is
+        // pruned.
+        assert_eq!(
+            merged(
+                json!({"o": {"k": 1}, "s": 1}),
+                json!({"o": [{"x": null}], "s": [{"x": null}]})
+            ),
+            json!({"o": [{"x": null}], "s": [{}]})
+        );
+        // Objects merge key by key; nulls remove.
+        assert_eq!(
+            merged(
+                json!({"o": {"k": 1, "j": 2}}),
+                json!({"o": {"k": null, "n": {"z": null}}})
+            ),
+            json!({"o": {"j": 2, "n": {}}})
+        );
     }
 }

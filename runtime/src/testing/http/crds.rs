@@ -82,7 +82,7 @@ impl CrdRequest {
                 match (method, content_type) {
                     (&Method::PUT, _) => status = sent["status"].clone(),
                     (&Method::PATCH, "application/merge-patch+json") => {
-                        json_patch::merge(&mut status, &sent["status"])
+                        crate::testing::jsonpatch::merge(&mut status, &sent["status"])
                     }
                     (&Method::PATCH, _) => return Err(ApiError::unsupported_media_type()),
                     (m, _) => return Err(ApiError::method_not_allowed(m.as_str())),

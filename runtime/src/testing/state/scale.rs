@@ -60,7 +60,7 @@ impl State {
             Change::Replace(body) => (body, false),
             Change::MergePatch(p, _) => {
                 let mut s = live.clone();
-                json_patch::merge(&mut s, &p);
+                crate::testing::jsonpatch::merge(&mut s, &p);
                 (s, false)
             }
             Change::JsonPatch(p, _) => {
