@@ -157,6 +157,28 @@ impl ApiError {
         )
     }
 
+    /// go-restful's 406 for a built-in kind's route, which produces JSON, YAML and protobuf.
+    pub fn restful_not_acceptable() -> Self {
+        let mut e = Self::new(
+            406,
+            "NotAcceptable",
+            "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf",
+        );
+        e.details = Some(json!({}));
+        e
+    }
+
+    /// go-restful's 405 for a method a built-in kind's route does not serve.
+    pub fn restful_method_not_allowed() -> Self {
+        let mut e = Self::new(
+            405,
+            "MethodNotAllowed",
+            "the server does not allow this method on the requested resource",
+        );
+        e.details = Some(json!({}));
+        e
+    }
+
     /// A 406 with its own message (a transformation the object cannot take).
     pub fn not_acceptable_message(message: impl Into<String>) -> Self {
         Self::new(406, "NotAcceptable", message)

@@ -46,6 +46,9 @@ fn resolve(state: &State, r: &ResourceRequest) -> Result<Resolved, ApiError> {
         return Ok(Resolved::PageNotFound);
     };
     let entry = &state.kinds[kind];
+    if entry.builtin.is_some() && !restful_route(r)? {
+        return Ok(Resolved::PageNotFound);
+    }
     let namespaced = entry.scope == Scope::Namespaced;
     let across_namespaces = matches!(r.verb, Some(Verb::List | Verb::Watch));
     match (namespaced, r.namespace.is_empty()) {
@@ -70,6 +73,32 @@ fn resolve(state: &State, r: &ResourceRequest) -> Result<Resolved, ApiError> {
         name: text(&r.name),
         subresource: text(&r.subresource),
     }))
+}
+
+/// A built-in kind (all namespaced here) is served through go-restful routes, which answer
+/// before its handler: a path no route has (`false`) is `404 page not found`, a method its
+/// route lacks a 405 (the collection across namespaces is only read; a namespace's collection is read,
+/// created into and deleted; an object is read, replaced, patched and deleted).
+fn restful_route(r: &ResourceRequest) -> Result<bool, ApiError> {
+    let allowed: &[Verb] = match (
+        r.namespace.is_empty(),
+        r.name.is_empty(),
+        r.subresource.is_empty(),
+    ) {
+        (true, true, true) => &[Verb::List, Verb::Watch],
+        (false, true, true) => &[
+            Verb::List,
+            Verb::Watch,
+            Verb::Create,
+            Verb::DeleteCollection,
+        ],
+        (false, false, true) => &[Verb::Get, Verb::Update, Verb::Patch, Verb::Delete],
+        _ => return Ok(false),
+    };
+    match r.verb {
+        Some(verb) if allowed.contains(&verb) => Ok(true),
+        _ => Err(ApiError::restful_method_not_allowed()),
+    }
 }
 
 /// Serves a resource request; `body` is read at the point the verb's handler reads it.
@@ -98,7 +127,14 @@ pub async fn serve(
             return Err(ApiError::method_not_supported(group, plural, verb));
         }
     };
-    let output = || Output::negotiate(&call.accept(), call.pretty);
+    // go-restful refuses what a built-in kind's route does not produce in its own words.
+    let builtin = inner.lock().kinds[t.kind].builtin.is_some();
+    let output = || {
+        Output::negotiate(&call.accept(), call.pretty).map_err(|e| match builtin {
+            true => ApiError::restful_not_acceptable(),
+            false => e,
+        })
+    };
     match verb {
         Verb::Get => {
             let out = output()?;
@@ -158,18 +194,21 @@ pub async fn serve(
             let apply = patch == PatchType::Apply;
             let w = options::write(&call.query, Write::Patch { apply }, &call.user_agent)?;
             let change = match patch {
-                PatchType::Merge => {
-                    let (patch, complaints) = decode::merge_patch(&body, w.field_validation)?;
-                    Change::MergePatch(patch, complaints)
+                PatchType::Merge => decode::merge_patch(&body, w.field_validation)
+                    .map(|(patch, complaints)| Change::MergePatch(patch, complaints)),
+                PatchType::Json => decode::json_patch(&body, w.field_validation)
+                    .map(|(patch, complaints)| Change::JsonPatch(patch, complaints)),
+                PatchType::Apply => decode::apply(&body)
+                    .map(|(object, duplicates)| Change::Apply(object, duplicates)),
+            };
+            // A merge or JSON patch is read when it is applied to the stored object, so an
+            // object that is not there is a 404 first (an apply creates it instead).
+            let change = match change {
+                Err(e) if patch != PatchType::Apply => {
+                    inner.lock().get(&t)?;
+                    return Err(e);
                 }
-                PatchType::Json => {
-                    let (patch, complaints) = decode::json_patch(&body, w.field_validation)?;
-                    Change::JsonPatch(patch, complaints)
-                }
-                PatchType::Apply => {
-                    let (object, duplicates) = decode::apply(&body)?;
-                    Change::Apply(object, duplicates)
-                }
+                change => change?,
             };
             let mut found = Vec::new();
             let written = inner.lock().write(&t, change, &w, &mut found);
@@ -302,11 +341,24 @@ fn write_body(
     warnings: &mut Recorder,
 ) -> Result<Value, ApiError> {
     let entry = &state.kinds[t.kind];
+    let api_version = entry.api_version(&t.version);
+    let mut yaml = format == BodyFormat::Yaml;
+    let typed = match entry.builtin {
+        Some(_) => decode::builtin_body(body, yaml, entry.kind, &api_version)?,
+        None => None,
+    };
+    let body = match &typed {
+        Some(json) => {
+            yaml = false;
+            json.as_slice()
+        }
+        None => body,
+    };
     let (object, found) = decode::write_body(
         body,
-        format == BodyFormat::Yaml,
+        yaml,
         entry.kind,
-        &entry.api_version(&t.version),
+        &api_version,
         |version| entry.version(version).map(|v| &v.schema),
         w.field_validation,
     )?;
