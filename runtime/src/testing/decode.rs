@@ -38,6 +38,59 @@ pub fn write_body<'s>(
         .map_err(ApiError::bad_request)
 }
 
+/// A create or update body of a built-in kind `kind` (served at `api_version`) as the
+/// scheme's typed decoder reads its type: a missing, `null` or empty `apiVersion` or `kind`
+/// takes the endpoint's, and any other group, version or kind is not registered (400).
+/// Returns the body rewritten as JSON with the endpoint's type when it lacked one; `None`
+/// when it is fine as it is, or unreadable (its error is [`write_body`]'s to give).
+pub fn builtin_body(
+    data: &[u8],
+    yaml: bool,
+    kind: &str,
+    api_version: &str,
+) -> Result<Option<Vec<u8>>, ApiError> {
+    let value = match yaml {
+        true => kubegen_go::yaml::unmarshal(data).ok().map(|d| d.value),
+        false => gojson::decode(data, &[]).ok().and_then(|d| d.value.ok()),
+    };
+    let Some(Value::Object(mut fields)) = value else {
+        return Ok(None);
+    };
+    let named = |key: &str| match fields.get(key) {
+        None | Some(Value::Null) => Some(String::new()),
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => None,
+    };
+    let (Some(named_version), Some(named_kind)) = (named("apiVersion"), named("kind")) else {
+        return Ok(None);
+    };
+    let body_version = match named_version.as_str() {
+        "" => api_version,
+        v => v,
+    };
+    let body_kind = match named_kind.as_str() {
+        "" => kind,
+        k => k,
+    };
+    if (body_version, body_kind) != (api_version, kind) {
+        let version = body_version
+            .rsplit_once('/')
+            .map_or(body_version, |(_, v)| v);
+        return Err(ApiError::bad_request(format!(
+            "{body_kind} in version {} cannot be handled as a {kind}: no kind {} is registered for version {} in scheme \"pkg/api/legacyscheme/scheme.go:30\"",
+            gofmt::quote(version),
+            gofmt::quote(body_kind),
+            gofmt::quote(body_version)
+        )));
+    }
+    if named_version == api_version && named_kind == kind {
+        return Ok(None);
+    }
+    fields.insert("apiVersion".into(), Value::from(api_version));
+    fields.insert("kind".into(), Value::from(kind));
+    Ok(Some(gojson::to_vec(&Value::Object(fields))))
+}
+
 /// What a merge or JSON patch of a resource of kind `kind` (served at `api_version`)
 /// produced, decoded and coerced as the apiserver decodes it: its apiVersion and kind read
 /// first, then the schema of the version it names applied (`schema` gives it).
@@ -195,8 +248,20 @@ pub fn json_patch(
             }
         }
     }
+    // Keys `jsonPatchOp` does not have, as the strict decoder names them (`[1].vlue`).
+    let unknown: Vec<String> = operations
+        .iter()
+        .enumerate()
+        .filter_map(|(i, item)| Some((i, item.as_object()?)))
+        .flat_map(|(i, fields)| {
+            fields
+                .keys()
+                .filter(|k| !["op", "path", "from", "value"].contains(&k.as_str()))
+                .map(move |k| format!("[{i}].{k}"))
+        })
+        .collect();
     let complaints = match strict {
-        true => strict_errors(&decoded.duplicates, &[])
+        true => strict_errors(&decoded.duplicates, &unknown)
             .into_iter()
             .map(|e| format!("json patch {e}"))
             .collect(),

@@ -14,10 +14,12 @@ fn meta_str<'a>(object: &'a Value, key: &str) -> &'a str {
 }
 
 /// The request layer's check of a body's `apiVersion` (a wrong kind is the strategy's to
-/// report): the message of the apiserver's `400 BadRequest`.
+/// report): the message of the apiserver's `400 BadRequest`. Observed on kube-apiserver
+/// v1.36.2: a body without `apiVersion` is `the API version in the data () does not match`.
 pub(crate) fn check_api_version(body: &Value, expected: &str) -> Result<(), String> {
-    match body["apiVersion"].as_str() {
-        Some(v) if v != expected => Err(format!(
+    // A body without one names the empty version (a `null` one was refused when decoded).
+    match body["apiVersion"].as_str().unwrap_or("") {
+        v if v != expected => Err(format!(
             "the API version in the data ({v}) does not match the expected API version ({expected})"
         )),
         _ => Ok(()),

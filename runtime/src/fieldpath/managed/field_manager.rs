@@ -121,6 +121,15 @@ impl<'a> FieldManager<'a> {
         }
     }
 
+    /// Whether `object` converts to the typed value an Update is tracked on: its kind and an
+    /// `apiVersion` the kind serves, and values that fit that version's schema.
+    pub fn types(&self, object: &Value) -> bool {
+        let version = object["apiVersion"].as_str().unwrap_or(self.api_version);
+        object["kind"].as_str().is_none_or(|k| k == self.kind)
+            && (self.schemas)(version)
+                .is_some_and(|schema| schema.validate(object, Duplicates::Allow).is_ok())
+    }
+
     fn live_or_new(&self, live: &Value, new: &Value) -> ManagedFields {
         let from_live = || ManagedFields::decode(managed_fields(live)).unwrap_or_default();
         if !self.subresource.is_empty() {
@@ -243,7 +252,9 @@ impl<'a> FieldManager<'a> {
                 })?;
         }
         let id = self.identifier(manager, Operation::Apply);
-        if !config["metadata"]["managedFields"].is_null() {
+        // The unstructured accessor reads anything but a list as no managed fields; the
+        // typed patch then refuses what is not one.
+        if config["metadata"]["managedFields"].is_array() {
             return Err(ApplyError::BadRequest(
                 "metadata.managedFields must be nil".into(),
             ));

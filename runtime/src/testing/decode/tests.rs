@@ -241,3 +241,14 @@ fn delete_options_get_the_apiservers_messages() {
         );
     }
 }
+
+// Observed on kube-apiserver v1.36.2 (tests/fuzz): an operation's unknown key is a warning
+// under `Warn`, named by its index.
+#[test]
+fn json_patch_operations_report_unknown_keys() {
+    let body = br#"[{"op":"replace","path":"/spec/s","value":"x"},{"op":"add","path":"/spec/i","vlue":5}]"#;
+    let (_, complaints) = json_patch(body, FieldValidation::Warn).unwrap();
+    assert_eq!(complaints, [r#"json patch unknown field "[1].vlue""#]);
+    let (_, complaints) = json_patch(body, FieldValidation::Ignore).unwrap();
+    assert!(complaints.is_empty());
+}

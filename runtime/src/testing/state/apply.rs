@@ -91,6 +91,12 @@ impl State {
         self.with_field_manager(t, |fm| fm.update(live, new, manager));
     }
 
+    /// Whether the field manager can type `object` (a version it knows, values its schema's
+    /// types admit).
+    pub(super) fn field_manager_types(&self, t: &Target, object: &Value) -> bool {
+        self.with_field_manager(t, |fm| fm.types(object))
+    }
+
     /// Server-side apply of `applied` to `live` (an empty object when creating): the merged
     /// object with its managed fields, or the conflict.
     pub(super) fn apply(
@@ -107,6 +113,15 @@ impl State {
             ));
         }
         self.with_field_manager(t, |fm| fm.apply(live, applied, manager, w.force))
+            .map(|merged| {
+                // The result's metadata is written back as `ObjectMeta` serializes it (an
+                // applied `labels: {}` is gone, as observed on kube-apiserver v1.36.2).
+                let mut written = merged.clone();
+                match crate::validation::decode::coerce::coerce_metadata(&mut written) {
+                    Ok(_) => written,
+                    Err(_) => merged,
+                }
+            })
             .map_err(|e| match e {
                 ApplyError::Conflicts(c) => ApiError {
                     code: 409,

@@ -52,6 +52,9 @@ impl State {
             self.sequence += 1;
         }
         let name = request::name_for_create(&body, self.sequence);
+        // What the field manager cannot type as sent (a `status` of the wrong type the
+        // strategy then drops) leaves the object without managed fields.
+        let untyped = applied.is_none() && !self.field_manager_types(t, &body);
         if self.version(t).status
             && let Value::Object(m) = &mut body
         {
@@ -68,7 +71,21 @@ impl State {
         // Custom resources get a generation; the built-in kinds served here have none.
         let generation = self.entry(t).builtin.is_none();
         let uid = format!("00000000-0000-4000-8000-{:012x}", self.sequence);
+        // An apply that creates goes through the update path's `BeforeCreate`, which does not
+        // wipe what the create handler wipes: deletion fields it sets are kept (observed on
+        // kube-apiserver v1.36.2).
+        let deletion: Vec<(&str, Value)> = match applied {
+            Some(_) => ["deletionTimestamp", "deletionGracePeriodSeconds"]
+                .into_iter()
+                .filter_map(|k| Some((k, body["metadata"].get(k)?.clone())))
+                .filter(|(_, v)| !v.is_null())
+                .collect(),
+            None => Vec::new(),
+        };
         request::fill_create_metadata(&mut body, name.clone(), Some((uid, now())), generation);
+        for (k, v) in deletion {
+            body["metadata"][k] = v;
+        }
         self.prepare(t, &mut body, applied.is_some())?;
         match applied {
             Some(managed) => set_managed_fields(&mut body, managed),
@@ -80,7 +97,10 @@ impl State {
                 if let Some(builtin) = self.entry(t).builtin {
                     builtin.add_zero_fields(&mut live);
                 }
-                self.track_update(t, &live, &mut body, w);
+                match untyped {
+                    true => set_managed_fields(&mut body, Value::Null),
+                    false => self.track_update(t, &live, &mut body, w),
+                }
             }
         }
         if let Some(mutated) = self.admit_create(t, &body, &sent_name, w, warnings)? {
@@ -196,7 +216,7 @@ impl State {
             }
             Change::MergePatch(patch, complaints) => {
                 let mut doc = existing.clone();
-                json_patch::merge(&mut doc, &patch);
+                crate::testing::jsonpatch::merge(&mut doc, &patch);
                 warnings.extend(self.decode_patched(t, &mut doc, &complaints, w)?);
                 (doc, false)
             }
@@ -235,6 +255,10 @@ impl State {
         }
         request::ensure_namespace(&mut new, t.namespace.as_deref())
             .map_err(ApiError::bad_request)?;
+        // The field manager sees the object as the request made it, before the strategy
+        // resets what the endpoint does not write (status, or all but status): if it cannot
+        // type that object, the object loses its managed fields (`UpdateNoErrors`).
+        let untyped = preset.is_none() && !applied && !self.field_manager_types(t, &new);
         // Server-owned metadata comes from the stored object.
         let mut result = if status_only {
             let mut r = request::with_status_of(&existing, &new);
@@ -256,6 +280,7 @@ impl State {
         let webhooks = preset.is_none() && !status_only;
         match preset {
             Some(managed) => set_managed_fields(&mut result, managed),
+            None if untyped => set_managed_fields(&mut result, Value::Null),
             None if !applied => self.track_update(t, &existing, &mut result, w),
             None => {}
         }

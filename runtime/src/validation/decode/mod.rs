@@ -286,7 +286,9 @@ pub(crate) fn coerce_as_named<'s>(
     api_version: &str,
     schema: impl Fn(&str) -> Option<&'s Value>,
 ) -> Result<Vec<String>, String> {
-    let named = object["apiVersion"].as_str().unwrap_or(api_version);
+    // Without an apiVersion the object names no group: it is not the kind's, and its
+    // unknown fields go unreported (observed on kube-apiserver v1.36.2).
+    let named = object["apiVersion"].as_str().unwrap_or("");
     let (group, version) = named.rsplit_once('/').unwrap_or(("", named));
     let own_kind = object["kind"].as_str().unwrap_or(kind) == kind
         && Some(group) == api_version.rsplit_once('/').map(|g| g.0);
