@@ -41,7 +41,11 @@ const RECORDING: &str = concat!(
 );
 
 /// Differences kept on purpose, by case name, with the reason (also listed in the README).
-const INTENTIONAL: &[(&str, &str)] = &[];
+const INTENTIONAL: &[(&str, &str)] = &[(
+    "bodies: merge patch, 1e309?fieldValidation=Ignore",
+    "the 422 quotes the patched object with the literal 1e309 in it, which a JSON value here \
+     cannot hold; the in-memory server quotes `null` (same code, reason, field and error)",
+)];
 
 type Recording = BTreeMap<String, Vec<Value>>;
 
@@ -60,7 +64,7 @@ async fn the_in_memory_server_answers_like_the_apiserver() {
         .unwrap_or_else(|e| panic!("{e}"));
     let recorded: Recording = std::fs::read(RECORDING)
         .ok()
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .and_then(|bytes| serde_json::from_value(runner::parse(&bytes)?).ok())
         .unwrap_or_default();
     let record = std::env::var_os("KUBEGEN_CONFORMANCE_RECORD").is_some();
     assert!(

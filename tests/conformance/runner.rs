@@ -78,6 +78,18 @@ impl Run<'_> {
         }
     }
 
+    /// Notes the prefix of the names the server may generate for `body`: the apiserver cuts
+    /// a `generateName` to 58 bytes before adding five characters.
+    fn remember_generate_name(&mut self, body: &Value) {
+        if let Some(prefix) = body["metadata"]["generateName"].as_str() {
+            let mut cut = prefix.len().min(58);
+            while !prefix.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            self.generate_names.push(prefix[..cut].to_owned());
+        }
+    }
+
     async fn step(&mut self, step: &Step) {
         match step {
             Step::Write {
@@ -95,18 +107,19 @@ impl Run<'_> {
                 let object = object.as_deref().map(|o| self.fill(o));
                 let payload = match body {
                     super::script::Payload::Json(v) => {
-                        // The apiserver cuts the prefix to 58 bytes before adding five characters.
-                        if let Some(prefix) = v["metadata"]["generateName"].as_str() {
-                            let cut = prefix.get(..58).unwrap_or(prefix);
-                            self.generate_names.push(cut.to_owned());
-                        }
+                        self.remember_generate_name(v);
                         let filled = self.fill_body(object.as_deref().unwrap_or(&path), v);
                         serde_json::to_vec(&filled).unwrap_or_default()
                     }
-                    super::script::Payload::Raw(bytes) => match std::str::from_utf8(bytes) {
-                        Ok(text) => self.fill(text).into_bytes(),
-                        Err(_) => bytes.clone(),
-                    },
+                    super::script::Payload::Raw(bytes) => {
+                        if let Some(v) = parse(bytes) {
+                            self.remember_generate_name(&v);
+                        }
+                        match std::str::from_utf8(bytes) {
+                            Ok(text) => self.fill(text).into_bytes(),
+                            Err(_) => bytes.clone(),
+                        }
+                    }
                     super::script::Payload::Empty => Vec::new(),
                 };
                 let uri = match query {
@@ -287,12 +300,18 @@ async fn send(
     }
 }
 
+/// JSON as Go reads it (kubegen-go): any depth, where serde_json stops at 128 levels, and
+/// the same numbers whether an answer is read live or from a recording (an integer past
+/// int64 is a float, as the apiserver itself reads it).
+pub fn parse(bytes: &[u8]) -> Option<Value> {
+    kubegen_go::json::decode(bytes, &[]).ok()?.value.ok()
+}
+
 async fn collect_json(body: kube::client::Body) -> Value {
     match body.collect().await {
         Ok(bytes) => {
             let bytes = bytes.to_bytes();
-            serde_json::from_slice(&bytes)
-                .unwrap_or_else(|_| json!(String::from_utf8_lossy(&bytes).into_owned()))
+            parse(&bytes).unwrap_or_else(|| json!(String::from_utf8_lossy(&bytes).into_owned()))
         }
         Err(e) => json!(format!("unreadable body: {e}")),
     }
@@ -307,8 +326,8 @@ fn event_stream(body: kube::client::Body) -> WatchStream {
             loop {
                 if let Some(end) = buffer.iter().position(|b| *b == b'\n') {
                     let line: Vec<u8> = buffer.drain(..=end).collect();
-                    let value = serde_json::from_slice(&line).unwrap_or_else(
-                        |_| json!({"type": "UNPARSEABLE", "line": String::from_utf8_lossy(&line)}),
+                    let value = parse(&line).unwrap_or_else(
+                        || json!({"type": "UNPARSEABLE", "line": String::from_utf8_lossy(&line)}),
                     );
                     return Some((value, (frames, buffer)));
                 }
@@ -437,8 +456,10 @@ fn visit_strings(value: &mut Value, f: &mut impl FnMut(&mut String)) {
 fn collect_uids(value: &Value, out: &mut Vec<String>) {
     match value {
         Value::Object(m) => {
+            // Servers write 36-character uids; a short one a request sent (an owner
+            // reference's `u`) is compared as it is, not blanked inside every other string.
             if let Some(Value::String(uid)) = m.get("uid")
-                && !uid.is_empty()
+                && uid.len() >= 8
                 && !out.contains(uid)
             {
                 out.push(uid.clone());

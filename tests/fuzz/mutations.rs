@@ -230,7 +230,7 @@ fn depth(r: &mut Request, rng: &mut ChaCha8Rng) {
     );
     let (open, close) = pick(rng, &[("[", "]"), ("{\"a\":", "}")]);
     let mut raw = open.repeat(depth);
-    raw.push_str(if open == "[" { "1" } else { "1" });
+    raw.push('1');
     raw.push_str(&close.repeat(depth));
     spec_slot(r, pick(rng, &["free", "unknown", "nested"]));
     splice(r, PLACEHOLDER, &raw);
@@ -623,6 +623,11 @@ fn url(r: &mut Request, rng: &mut ChaCha8Rng) {
             r.method = pick(rng, &[Method::DELETE, Method::GET, Method::OPTIONS]);
             if rng.random_bool(0.5) {
                 r.path = cluster_widgets.to_owned();
+                // A list across namespaces sees only this case's objects: other cases' are
+                // not the same on both servers (generated names, objects one keeps).
+                if r.method == Method::GET {
+                    r.query.push("fieldSelector=metadata.namespace={ns}".into());
+                }
             }
         }
     }
