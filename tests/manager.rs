@@ -255,3 +255,38 @@ async fn endpoints_and_runnables_serve_on_every_replica_and_controllers_only_on_
         "the runnable was told to stop"
     );
 }
+
+/// A controller watching a kind the server does not serve (LeaseCandidate is alpha, off by
+/// default in kube-apiserver v1.36.2, and not served in memory) fails the Manager at once,
+/// naming the kind and the 404, instead of waiting out the cache-sync timeout.
+#[kubegen::test]
+async fn a_kind_the_server_does_not_serve_fails_the_manager_at_once(e: TestEnv) {
+    use k8s_openapi::api::coordination::v1alpha2::LeaseCandidate;
+    use kubegen::manager::ManagerError;
+    let manager = manager(&e).add(
+        Controller::<Gadget>::new("gadget").watches::<LeaseCandidate>(|_| Vec::new()),
+        Record(Calls::default()),
+    );
+    let began = Instant::now();
+    let (_stop, run) = start(manager);
+    let ended = tokio::time::timeout(Duration::from_secs(30), run)
+        .await
+        .expect("the Manager ends well before its 60 s cache-sync timeout")
+        .unwrap();
+    let Err(ManagerError::NotServed(unserved)) = ended else {
+        panic!("expected NotServed, got {ended:?}");
+    };
+    assert_eq!(
+        (unserved.kind.as_str(), unserved.api_version.as_str()),
+        ("LeaseCandidate", "coordination.k8s.io/v1alpha2")
+    );
+    assert_eq!(unserved.plural, "leasecandidates");
+    assert!(unserved.answer.starts_with("404"), "{unserved}");
+    assert!(
+        unserved.to_string().starts_with(
+            "LeaseCandidate (coordination.k8s.io/v1alpha2, resource leasecandidates) is not served"
+        ),
+        "{unserved}"
+    );
+    assert!(began.elapsed() < Duration::from_secs(20));
+}

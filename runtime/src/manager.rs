@@ -31,6 +31,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::controller::{Controller, Reconciler, Running};
 use crate::events::{EventRecorder, EventRecorderConfig, Reporter};
+use crate::informer::SyncError;
 use crate::informer::{InformerKind, KindScope, SharedInformerFactory};
 use crate::leaderelection::{LeaderElectionConfig, LeaderElectionError, LeaderElector, Stopped};
 use crate::metrics::Metrics;
@@ -43,6 +44,11 @@ pub enum ManagerError {
     /// The caches did not sync in time.
     #[error("the caches did not sync within {0:?}")]
     CacheSync(Duration),
+    /// A kind a controller reads is not served: its first list was answered 404 (a CRD
+    /// not installed, a kind the server does not have). Reported at once, not after the
+    /// cache-sync timeout.
+    #[error("the caches cannot sync: {0}")]
+    NotServed(#[from] crate::informer::NotServed),
     /// Leader election could not start or failed.
     #[error(transparent)]
     LeaderElection(#[from] LeaderElectionError),
@@ -313,11 +319,14 @@ impl Manager {
 
         cache.start();
         let synced = tokio::select! {
-            synced = cache.wait_for_cache_sync(cache_sync_timeout) => synced,
-            _ = shutdown.cancelled() => true,
+            synced = cache.wait_for_sync(cache_sync_timeout) => synced,
+            _ = shutdown.cancelled() => Ok(()),
         };
-        let result = if !synced {
-            Err(ManagerError::CacheSync(cache_sync_timeout))
+        let result = if let Err(e) = synced {
+            Err(match e {
+                SyncError::NotServed(unserved) => ManagerError::NotServed(unserved),
+                SyncError::Timeout(timeout) => ManagerError::CacheSync(timeout),
+            })
         } else {
             let lead =
                 |stop: CancellationToken| run_controllers(controllers, stop, graceful_shutdown);

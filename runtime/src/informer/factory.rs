@@ -5,6 +5,7 @@ use super::*;
 trait AnyInformer: Send + Sync {
     fn start(&self, stop: watch::Receiver<bool>);
     fn has_synced(&self) -> bool;
+    fn not_served(&self) -> Option<NotServed>;
     fn as_any(&self) -> &dyn Any;
 }
 
@@ -15,9 +16,23 @@ impl<K: InformerKind> AnyInformer for SharedIndexInformer<K> {
     fn has_synced(&self) -> bool {
         SharedIndexInformer::has_synced(self)
     }
+    fn not_served(&self) -> Option<NotServed> {
+        SharedIndexInformer::not_served(self)
+    }
     fn as_any(&self) -> &dyn Any {
         self
     }
+}
+
+/// Why [`SharedInformerFactory::wait_for_sync`] gave up.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SyncError {
+    /// A kind's first list was answered 404.
+    #[error(transparent)]
+    NotServed(#[from] NotServed),
+    /// Not every informer synced in time.
+    #[error("the caches did not sync within {0:?}")]
+    Timeout(Duration),
 }
 
 /// Builds an `Api` for a kind: namespaced kinds honour the factory's namespace.
@@ -176,30 +191,43 @@ impl SharedInformerFactory {
 
     /// Starts every informer created so far that is not running yet.
     pub fn start(&self) {
-        let informers: Vec<Arc<dyn AnyInformer>> = self
-            .informers
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-            .cloned()
-            .collect();
-        for i in informers {
+        for i in self.informers() {
             i.start(self.stop.subscribe());
         }
     }
 
     /// Waits until every started informer has synced (or `timeout`); true when all did.
+    /// False at once when a kind is not served (see [`SharedInformerFactory::wait_for_sync`]).
     pub async fn wait_for_cache_sync(&self, timeout: Duration) -> bool {
+        self.wait_for_sync(timeout).await.is_ok()
+    }
+
+    /// Waits until every started informer has synced. Fails as soon as one finds its kind
+    /// not served (its first list answered 404, as for a CRD not installed), naming the kind
+    /// and the answer, and after `timeout` otherwise.
+    pub async fn wait_for_sync(&self, timeout: Duration) -> Result<(), SyncError> {
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
             if self.has_synced() {
-                return true;
+                return Ok(());
+            }
+            if let Some(unserved) = self.informers().iter().find_map(|i| i.not_served()) {
+                return Err(SyncError::NotServed(unserved));
             }
             if tokio::time::Instant::now() >= deadline {
-                return false;
+                return Err(SyncError::Timeout(timeout));
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
+    }
+
+    fn informers(&self) -> Vec<Arc<dyn AnyInformer>> {
+        self.informers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect()
     }
 
     /// Whether every informer created so far has delivered its first list.

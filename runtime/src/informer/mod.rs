@@ -27,7 +27,9 @@ use crate::selector::LabelSelector;
 mod factory;
 mod lean;
 
-pub use factory::{ApiMaker, KindScope, SharedInformerFactory, cluster_api, namespaced_api};
+pub use factory::{
+    ApiMaker, KindScope, SharedInformerFactory, SyncError, cluster_api, namespaced_api,
+};
 pub use lean::WithoutManagedFields;
 
 /// Receives an informer's events. Handlers run on the informer's task, in order: keep them
@@ -261,6 +263,40 @@ struct InformerInner<K> {
     handlers: HandlerList<K>,
     started: AtomicBool,
     synced: watch::Sender<bool>,
+    /// Set when the first list found the kind not served (a 404); cleared once synced.
+    unserved: watch::Sender<Option<NotServed>>,
+}
+
+/// A kind the apiserver does not serve: its first list was answered 404 (no such group,
+/// version or resource; for a custom resource, usually a CRD not installed).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{kind} ({api_version}, resource {plural}) is not served by the apiserver: {answer}")]
+pub struct NotServed {
+    /// The kind's name.
+    pub kind: String,
+    /// Its group and version.
+    pub api_version: String,
+    /// Its resource name.
+    pub plural: String,
+    /// The apiserver's answer to the list.
+    pub answer: String,
+}
+
+impl NotServed {
+    fn of<K: InformerKind>(e: &watcher::Error) -> Option<NotServed> {
+        let watcher::Error::InitialListFailed(kube::Error::Api(status)) = e else {
+            return None;
+        };
+        (status.code == 404).then(|| NotServed {
+            kind: K::kind(&()).into_owned(),
+            api_version: K::api_version(&()).into_owned(),
+            plural: K::plural(&()).into_owned(),
+            answer: match status.message.trim() {
+                "" => "404".to_owned(),
+                m => format!("404 {m}"),
+            },
+        })
+    }
 }
 
 /// One kind's shared informer: a cache kept current by one list+watch, and event handlers.
@@ -302,6 +338,7 @@ impl<K: InformerKind> SharedIndexInformer<K> {
                 handlers: Arc::default(),
                 started: AtomicBool::new(false),
                 synced,
+                unserved: watch::Sender::new(None),
             }),
         }
     }
@@ -377,6 +414,12 @@ impl<K: InformerKind> SharedIndexInformer<K> {
         *self.inner.synced.borrow()
     }
 
+    /// Why the informer cannot sync, when its first list found the kind not served. It
+    /// keeps retrying (a CRD may be installed later); this clears once it syncs.
+    pub fn not_served(&self) -> Option<NotServed> {
+        self.inner.unserved.borrow().clone()
+    }
+
     /// Waits until the first list is in the cache (or `timeout` passes); true when synced.
     pub async fn wait_for_cache_sync(&self, timeout: Duration) -> bool {
         let mut rx = self.inner.synced.subscribe();
@@ -422,10 +465,25 @@ async fn run<K: InformerKind>(inner: Arc<InformerInner<K>>, mut stop: watch::Rec
                 Some(Ok(event)) => {
                     if processor.apply(event) {
                         inner.synced.send_replace(true);
+                        inner.unserved.send_replace(None);
                     }
                 }
                 // The backoff already waits between attempts; the watcher relists after 410.
-                Some(Err(e)) => tracing::debug!(error = %e, "informer watch error; retrying"),
+                Some(Err(e)) => {
+                    let kind = K::kind(&());
+                    // A watch expired (410) is routine: the watcher lists again.
+                    match &e {
+                        watcher::Error::WatchError(s) if s.code == 410 => {
+                            tracing::debug!(%kind, error = %e, "informer watch expired; relisting");
+                        }
+                        _ => tracing::warn!(%kind, error = %e, "informer list/watch failed; retrying"),
+                    }
+                    if !*inner.synced.borrow()
+                        && let Some(unserved) = NotServed::of::<K>(&e)
+                    {
+                        inner.unserved.send_replace(Some(unserved));
+                    }
+                }
                 None => return,
             },
         }

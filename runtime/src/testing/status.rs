@@ -157,6 +157,18 @@ impl ApiError {
         )
     }
 
+    /// The apiserver's 404 for a path under a built-in group that names no resource it
+    /// serves (an alpha version that is off, a resource the group lacks).
+    pub fn resource_not_found() -> Self {
+        let mut e = Self::new(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        );
+        e.details = Some(json!({}));
+        e
+    }
+
     /// go-restful's 406 for a built-in kind's route, which produces JSON, YAML and protobuf.
     pub fn restful_not_acceptable() -> Self {
         let mut e = Self::new(

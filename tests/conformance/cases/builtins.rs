@@ -130,5 +130,17 @@ pub fn cases() -> Vec<Case> {
             .create(EVENTS, "Event", event("e"))
             .merge(EVENTS, "e", json!({"reason": "Other", "note": "changed"}))
             .merge(EVENTS, "e", json!({"series": {"count": 1, "lastObservedTime": "2026-01-01T00:00:05.000000Z"}})),
+        // Under a built-in group, a path that names nothing served is the group's Status 404
+        // (a kind's informer reports it as not served); under no group, the plain 404.
+        Case::new("builtin: no such version or resource in a served group")
+            .raw(
+                http::Method::GET,
+                "/apis/coordination.k8s.io/v1alpha2/namespaces/{ns}/leasecandidates",
+                None,
+                b"",
+            )
+            .raw(http::Method::GET, "/apis/coordination.k8s.io/v1/namespaces/{ns}/nosuch", None, b"")
+            .raw(http::Method::GET, "/apis/events.k8s.io/v9/events", None, b"")
+            .raw(http::Method::GET, "/apis/nosuch.example.com/v1/namespaces/{ns}/things", None, b""),
     ]
 }

@@ -43,6 +43,15 @@ fn resolve(state: &State, r: &ResourceRequest) -> Result<Resolved, ApiError> {
         .iter()
         .position(|k| k.group == r.group && k.plural == r.resource)
     else {
+        // A built-in group's handler answers for every path under it (an unknown version or
+        // resource) with a Status; an unknown group is the plain 404.
+        if state
+            .kinds
+            .iter()
+            .any(|k| k.builtin.is_some() && k.group == r.group)
+        {
+            return Err(ApiError::resource_not_found());
+        }
         return Ok(Resolved::PageNotFound);
     };
     let entry = &state.kinds[kind];
@@ -57,7 +66,10 @@ fn resolve(state: &State, r: &ResourceRequest) -> Result<Resolved, ApiError> {
         _ => {}
     }
     let Some(version) = entry.version(&r.version) else {
-        return Ok(Resolved::PageNotFound);
+        return match entry.builtin {
+            Some(_) => Err(ApiError::resource_not_found()),
+            None => Ok(Resolved::PageNotFound),
+        };
     };
     match r.subresource.as_str() {
         "" => {}
