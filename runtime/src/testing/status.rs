@@ -157,38 +157,39 @@ impl ApiError {
         )
     }
 
+    /// A `Status` whose `details` is empty but present, as generic errors are written.
+    fn with_empty_details(code: u16, reason: &'static str, message: &str) -> Self {
+        let mut e = Self::new(code, reason, message);
+        e.details = Some(json!({}));
+        e
+    }
+
     /// The apiserver's 404 for a path under a built-in group that names no resource it
     /// serves (an alpha version that is off, a resource the group lacks).
     pub fn resource_not_found() -> Self {
-        let mut e = Self::new(
+        Self::with_empty_details(
             404,
             "NotFound",
             "the server could not find the requested resource",
-        );
-        e.details = Some(json!({}));
-        e
+        )
     }
 
     /// go-restful's 406 for a built-in kind's route, which produces JSON, YAML and protobuf.
     pub fn restful_not_acceptable() -> Self {
-        let mut e = Self::new(
+        Self::with_empty_details(
             406,
             "NotAcceptable",
             "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf",
-        );
-        e.details = Some(json!({}));
-        e
+        )
     }
 
     /// go-restful's 405 for a method a built-in kind's route does not serve.
     pub fn restful_method_not_allowed() -> Self {
-        let mut e = Self::new(
+        Self::with_empty_details(
             405,
             "MethodNotAllowed",
             "the server does not allow this method on the requested resource",
-        );
-        e.details = Some(json!({}));
-        e
+        )
     }
 
     /// A 406 with its own message (a transformation the object cannot take).
@@ -218,13 +219,11 @@ impl ApiError {
     /// A JSON patch that cannot be applied (a failed `test`, a missing path): the apiserver
     /// answers with its generic 422, without the reason.
     pub fn patch_not_applicable() -> Self {
-        let mut e = Self::new(
+        Self::with_empty_details(
             422,
             "Invalid",
             "the server rejected our request due to an error in our request",
-        );
-        e.details = Some(json!({}));
-        e
+        )
     }
 
     /// `NewRequestEntityTooLargeError`: 413 `Request entity too large: <why>`.
