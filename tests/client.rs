@@ -1197,3 +1197,61 @@ async fn installing_crds_waits_until_they_are_established(e: TestEnv) {
         "{names:?}"
     );
 }
+
+/// A built-in kind reaches the subresources kube-apiserver serves for it through the typed
+/// client: a Deployment's `/scale` and `/status`. On a real apiserver only, until the
+/// in-memory server serves Deployments (skipped, saying so, without one).
+#[tokio::test]
+async fn a_deployments_scale_and_status_through_the_typed_client_on_apiserver() {
+    use k8s_openapi::api::apps::v1::{Deployment, DeploymentStatus};
+    let Some(e) = TestEnv::real("builtin-subresources").await.unwrap() else {
+        eprintln!("skipped: no real apiserver (KUBEBUILDER_ASSETS or KUBEGEN_TEST_KUBECONFIG)");
+        return;
+    };
+    let deployment: Deployment = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "web"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]},
+            },
+        },
+    }))
+    .unwrap();
+    let deployments =
+        kubegen::client::ResourceClient::<Deployment>::namespaced(e.client.clone(), &e.namespace);
+    deployments.create(&deployment).await.unwrap();
+    assert_eq!(
+        deployments
+            .get_scale("web")
+            .await
+            .unwrap()
+            .spec
+            .unwrap()
+            .replicas,
+        Some(1)
+    );
+    let patch = serde_json::json!({"spec": {"replicas": 3}});
+    let scaled = deployments
+        .patch_scale("web", &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .unwrap();
+    assert_eq!(scaled.spec.unwrap().replicas, Some(3));
+    let status = serde_json::json!({"status": {"observedGeneration": 2, "replicas": 3}});
+    let written = deployments
+        .patch_status("web", &PatchParams::default(), &Patch::Merge(&status))
+        .await
+        .unwrap();
+    assert_eq!(
+        written
+            .status
+            .as_ref()
+            .and_then(|s: &DeploymentStatus| s.replicas),
+        Some(3)
+    );
+    let read = deployments.get_status("web").await.unwrap();
+    assert_eq!(read.spec.replicas, Some(3));
+    assert_eq!(read.status.and_then(|s| s.observed_generation), Some(2));
+}
