@@ -43,9 +43,9 @@ pub use kubegen_derive::{ApiType, CustomResource};
 pub use kubegen_derive::test;
 pub use kubegen_runtime::{
     ApiFields, CrdError, CustomResource, DeepCopy, Defaults, FieldInfo, List, PrinterColumn,
-    ResourceInfo, ScaleInfo, Scope, apply, cache, client, controller, convert, crd, crdgen, events,
-    fieldpath, informer, leaderelection, metrics, rbac, registry, schema, selector, validation,
-    workqueue,
+    ResourceInfo, ScaleInfo, Scope, apply, builtin, cache, client, controller, convert, crd,
+    crdgen, events, fieldpath, informer, leaderelection, metrics, rbac, registry, schema, selector,
+    validation, workqueue,
 };
 
 /// The in-memory API server for tests (feature `testing`), and `Envtest`, a real etcd +

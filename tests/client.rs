@@ -1204,6 +1204,7 @@ async fn installing_crds_waits_until_they_are_established(e: TestEnv) {
 #[tokio::test]
 async fn a_deployments_scale_and_status_through_the_typed_client_on_apiserver() {
     use k8s_openapi::api::apps::v1::{Deployment, DeploymentStatus};
+    use kubegen::builtin::BuiltinClientExt;
     let Some(e) = TestEnv::real("builtin-subresources").await.unwrap() else {
         eprintln!("skipped: no real apiserver (KUBEBUILDER_ASSETS or KUBEGEN_TEST_KUBECONFIG)");
         return;
@@ -1220,8 +1221,7 @@ async fn a_deployments_scale_and_status_through_the_typed_client_on_apiserver() 
         },
     }))
     .unwrap();
-    let deployments =
-        kubegen::client::ResourceClient::<Deployment>::namespaced(e.client.clone(), &e.namespace);
+    let deployments = e.client.deployments(&e.namespace);
     deployments.create(&deployment).await.unwrap();
     assert_eq!(
         deployments
@@ -1254,4 +1254,46 @@ async fn a_deployments_scale_and_status_through_the_typed_client_on_apiserver() 
     let read = deployments.get_status("web").await.unwrap();
     assert_eq!(read.spec.replicas, Some(3));
     assert_eq!(read.status.and_then(|s| s.observed_generation), Some(2));
+}
+
+/// Built-in kinds have typed clients the kubegen way: the Lease both servers serve, through
+/// `client.leases(ns)`, `leases_all_namespaces()`, and a cluster-scoped kind's `namespaces()`.
+#[kubegen::test]
+async fn builtin_kinds_have_typed_clients(e: TestEnv) {
+    use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
+    use kubegen::builtin::BuiltinClientExt;
+    let mut lease = Lease::default();
+    lease.metadata.name = Some("typed".into());
+    lease.spec = Some(LeaseSpec {
+        holder_identity: Some("a".into()),
+        ..LeaseSpec::default()
+    });
+    let leases = e.client.leases(&e.namespace);
+    let created = leases.create(&lease).await.unwrap();
+    assert_eq!(
+        created.spec.and_then(|s| s.holder_identity).as_deref(),
+        Some("a")
+    );
+    let everywhere = e.client.leases_all_namespaces();
+    let listed = everywhere.list(&ListParams::default()).await.unwrap();
+    assert!(
+        listed
+            .items
+            .iter()
+            .any(|l| l.metadata.name.as_deref() == Some("typed"))
+    );
+    let patched = leases
+        .patch(
+            "typed",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"holderIdentity": "b"}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        patched.spec.and_then(|s| s.holder_identity).as_deref(),
+        Some("b")
+    );
+    // A cluster-scoped kind takes no namespace (compiles to `/api/v1/namespaces`).
+    let _ = e.client.namespaces();
 }

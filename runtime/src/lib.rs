@@ -5,6 +5,7 @@
 //! field lists; the logic lives here, once, where it is tested.
 
 pub mod apply;
+pub mod builtin;
 pub mod cache;
 pub mod client;
 pub mod controller;
