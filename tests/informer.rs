@@ -417,3 +417,22 @@ async fn rides_out_500_and_429_bursts(e: TestEnv) {
     }
     converges(&e, &recorder, &lister).await;
 }
+
+/// Built-in kinds have shared informers the kubegen way (`factory.leases()`), whose store a
+/// `Lister` reads: the Lease both servers serve.
+#[kubegen::test]
+async fn builtin_kinds_have_shared_informers(e: TestEnv) {
+    use k8s_openapi::api::coordination::v1::Lease;
+    use kubegen::builtin::{BuiltinClientExt, BuiltinInformersExt};
+    use kubegen::cache::Lister;
+    let mut lease = Lease::default();
+    lease.metadata.name = Some("cached".into());
+    e.client.leases(&e.namespace).create(&lease).await.unwrap();
+    let f = factory(&e);
+    let informer = f.leases();
+    f.start();
+    assert!(f.wait_for_cache_sync(Duration::from_secs(30)).await);
+    let lister = Lister::new(informer.store().clone());
+    assert!(lister.namespace(&e.namespace).get("cached").is_some());
+    assert_eq!(lister.list(&LabelSelector::everything()).len(), 1);
+}

@@ -4,17 +4,20 @@
 //! the core `v1` Event is `core_events`, events.k8s.io's `events`). Each returns the
 //! [`ResourceClient`] a derived kind gets, with status and scale methods where the apiserver
 //! serves those subresources; a namespaced kind's `*_all_namespaces` lists and watches
-//! everywhere. Kinds k8s-openapi has only from a later Kubernetes version (resource.k8s.io
-//! `v1`, `VolumeAttributesClass`, `MutatingAdmissionPolicy`) are there when its version
-//! feature is at least that version. Informers for them come from
-//! [`SharedInformerFactory::informer`](crate::informer::SharedInformerFactory::informer).
+//! everywhere. [`BuiltinInformersExt`] gives their shared informers on a
+//! [`SharedInformerFactory`] the same way (`factory.deployments()`), whose stores the
+//! [`Lister`](crate::cache::Lister) reads. Kinds k8s-openapi has only from a later Kubernetes
+//! version (resource.k8s.io `v1`, `VolumeAttributesClass`, `MutatingAdmissionPolicy`) are
+//! there when its version feature is at least that version.
 //!
 //! The table below was generated from the apiserver's discovery (`/api/v1`, `/apis/*/*`).
 
 use crate::client::{AllNamespacesClient, ResourceClient};
+use crate::informer::{SharedIndexInformer, SharedInformerFactory};
 
-/// Declares the trait and implements it on `kube::Client`, one method (two for namespaced
-/// kinds) per resource; a `[gate]` wraps its methods in k8s-openapi's version macro.
+/// Declares the traits and implements them on `kube::Client` (one method per resource, two
+/// for namespaced kinds) and on `SharedInformerFactory`; a `[gate]` wraps a resource's
+/// methods in k8s-openapi's version macro.
 macro_rules! builtin_clients {
     (
         namespaced { $($(#[$ngate:ident])? $nmethod:ident, $nall:ident: $nkind:ty, $ndoc:literal;)* }
@@ -46,6 +49,32 @@ macro_rules! builtin_clients {
             $(gated!($($cgate)?;
                 fn $cmethod(&self) -> ResourceClient<$ckind> {
                     ResourceClient::cluster(self.clone())
+                }
+            );)*
+        }
+
+        /// Shared informers for the built-in kinds on a [`SharedInformerFactory`]; see the
+        /// [module](self).
+        pub trait BuiltinInformersExt {
+            $(gated!($($ngate)?;
+                #[doc = concat!("The shared informer of `", $ndoc, "` (the factory's namespace, if it has one).")]
+                fn $nmethod(&self) -> SharedIndexInformer<$nkind>;
+            );)*
+            $(gated!($($cgate)?;
+                #[doc = concat!("The shared informer of `", $cdoc, "`.")]
+                fn $cmethod(&self) -> SharedIndexInformer<$ckind>;
+            );)*
+        }
+
+        impl BuiltinInformersExt for SharedInformerFactory {
+            $(gated!($($ngate)?;
+                fn $nmethod(&self) -> SharedIndexInformer<$nkind> {
+                    self.informer()
+                }
+            );)*
+            $(gated!($($cgate)?;
+                fn $cmethod(&self) -> SharedIndexInformer<$ckind> {
+                    self.informer()
                 }
             );)*
         }
