@@ -169,7 +169,11 @@ fn mutated_requests_answer_as_the_apiserver_answers() {
         .unwrap();
     let test = std::thread::Builder::new()
         .stack_size(STACK)
-        .spawn(move || runtime.block_on(mutated_requests()))
+        .spawn(move || {
+            runtime.block_on(mutated_requests());
+            // The servers' background tasks are dropped, not woken into a closing runtime.
+            runtime.shutdown_background();
+        })
         .unwrap();
     if let Err(panic) = test.join() {
         std::panic::resume_unwind(panic);

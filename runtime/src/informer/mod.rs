@@ -291,8 +291,10 @@ impl NotServed {
             kind: K::kind(&()).into_owned(),
             api_version: K::api_version(&()).into_owned(),
             plural: K::plural(&()).into_owned(),
+            // A plain-text answer (`404 page not found`, an unknown group) already says 404.
             answer: match status.message.trim() {
                 "" => "404".to_owned(),
+                m if m.starts_with("404") => m.to_owned(),
                 m => format!("404 {m}"),
             },
         })
@@ -494,6 +496,31 @@ async fn run<K: InformerKind>(inner: Arc<InformerInner<K>>, mut stop: watch::Rec
 mod tests {
     use super::*;
     use k8s_openapi::api::core::v1::ConfigMap;
+
+    #[test]
+    fn a_first_list_answered_404_names_the_kind_not_served() {
+        let failed = |status: serde_json::Value| {
+            let status: kube::core::Status = serde_json::from_value(status).unwrap();
+            watcher::Error::InitialListFailed(kube::Error::Api(Box::new(status)))
+        };
+        // A built-in group's Status, and the plain text of an unknown group.
+        let unserved = NotServed::of::<ConfigMap>(&failed(serde_json::json!({
+            "code": 404, "message": "the server could not find the requested resource",
+        })))
+        .unwrap();
+        assert_eq!(
+            unserved.to_string(),
+            "ConfigMap (v1, resource configmaps) is not served by the apiserver: 404 the server could not find the requested resource"
+        );
+        let plain = failed(serde_json::json!({"code": 404, "message": "404 page not found\n"}));
+        assert_eq!(
+            NotServed::of::<ConfigMap>(&plain).unwrap().answer,
+            "404 page not found"
+        );
+        // Other failures are retried without a verdict.
+        assert!(NotServed::of::<ConfigMap>(&failed(serde_json::json!({"code": 403}))).is_none());
+        assert!(NotServed::of::<ConfigMap>(&watcher::Error::NoResourceVersion).is_none());
+    }
 
     #[test]
     fn cached_objects_keep_no_spare_room_in_metadata_lists() {
