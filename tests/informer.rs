@@ -233,6 +233,11 @@ async fn one_watch_per_kind_however_many_callers(e: TestEnv) {
     f.start();
     assert!(f.wait_for_cache_sync(Duration::from_secs(30)).await);
     if let Some(server) = &e.server {
+        // Synced means listed: each watch opens right after its list.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while server.open_watches() < 2 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         assert_eq!(
             server.open_watches(),
             2,
