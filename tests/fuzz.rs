@@ -34,6 +34,8 @@ mod script;
 #[path = "store/mod.rs"]
 #[allow(dead_code)]
 mod store;
+#[path = "common/tls.rs"]
+mod tls;
 #[path = "fuzz/webhook.rs"]
 mod webhook;
 

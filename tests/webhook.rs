@@ -2,8 +2,10 @@
 //! admission reviews, refusals of bad requests, health, certificate reload and graceful
 //! shutdown. The client is hyper over rustls, trusting only the server's generated CA.
 
+#[path = "common/tls.rs"]
+mod tls;
+
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -17,12 +19,13 @@ use kubegen::webhook::{
     Admission, AdmissionType, ConversionError, Denial, LocalValidation, SelfSigned, Tls,
     TypedValidator, Verdict, WebhookKind, WebhookServer, Webhooks, admission_path,
 };
+use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, ServerName};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
 use tokio::sync::oneshot;
-use tokio_rustls::TlsConnector;
+
+use tls::tls_stream;
 
 const GROUP: &str = "example.com";
 
@@ -270,32 +273,6 @@ impl Connection {
             .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
         (status, body)
     }
-}
-
-/// A TLS connection to `addr` that trusts only the `trusted` CAs.
-async fn tls_stream(
-    addr: SocketAddr,
-    trusted: &[&str],
-) -> tokio_rustls::client::TlsStream<TcpStream> {
-    let mut roots = rustls::RootCertStore::empty();
-    for pem in trusted {
-        roots
-            .add(CertificateDer::from_pem_slice(pem.as_bytes()).unwrap())
-            .unwrap();
-    }
-    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_root_certificates(roots)
-    .with_no_client_auth();
-    let tcp = TcpStream::connect(addr).await.unwrap();
-    let name = ServerName::try_from("127.0.0.1").unwrap();
-    TlsConnector::from(Arc::new(config))
-        .connect(name, tcp)
-        .await
-        .expect("the TLS handshake succeeds with the generated CA")
 }
 
 fn widget(api_version: &str, name: &str, spec: Value) -> Value {

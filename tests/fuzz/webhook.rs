@@ -5,7 +5,6 @@
 //! a 5xx, and still convert and admit afterwards.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -18,10 +17,7 @@ use kubegen::webhook::{
 };
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, ServerName};
 use serde_json::{Value, json};
-use tokio::net::TcpStream;
 
 use crate::kinds::Widget;
 use crate::mutations;
@@ -172,32 +168,13 @@ fn case(i: usize) -> (http::Method, String, Option<String>, Vec<u8>) {
     (method, path, content_type, request.body.bytes())
 }
 
-async fn tls(addr: SocketAddr, ca_pem: &str) -> tokio_rustls::client::TlsStream<TcpStream> {
-    let mut roots = rustls::RootCertStore::empty();
-    roots
-        .add(CertificateDer::from_pem_slice(ca_pem.as_bytes()).unwrap())
-        .unwrap();
-    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_root_certificates(roots)
-    .with_no_client_auth();
-    let tcp = TcpStream::connect(addr).await.unwrap();
-    tokio_rustls::TlsConnector::from(Arc::new(config))
-        .connect(ServerName::try_from("127.0.0.1").unwrap(), tcp)
-        .await
-        .unwrap()
-}
-
 /// One request on a fresh connection: the status, or why there was none.
 async fn send(
     addr: SocketAddr,
     ca_pem: &str,
     (method, path, content_type, body): (http::Method, String, Option<String>, Vec<u8>),
 ) -> Result<(u16, Vec<u8>), String> {
-    let stream = tls(addr, ca_pem).await;
+    let stream = crate::tls::tls_stream(addr, &[ca_pem]).await;
     let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
         .await
         .map_err(|e| e.to_string())?;
