@@ -121,13 +121,13 @@ pub async fn serve(
     body: impl RequestBody,
     warnings: &mut Recorder,
 ) -> Result<Response<ResponseBody>, ApiError> {
-    let (t, group, plural) = {
+    let (t, group, plural, builtin) = {
         let state = inner.lock();
         match resolve(&state, r)? {
             Resolved::PageNotFound => return Ok(page_not_found()),
             Resolved::Target(t) => {
                 let entry = &state.kinds[t.kind];
-                (t, entry.group, entry.plural)
+                (t, entry.group, entry.plural, entry.builtin.is_some())
             }
         }
     };
@@ -140,7 +140,6 @@ pub async fn serve(
         }
     };
     // go-restful refuses what a built-in kind's route does not produce in its own words.
-    let builtin = inner.lock().kinds[t.kind].builtin.is_some();
     let output = || {
         Output::negotiate(&call.accept(), call.pretty).map_err(|e| match builtin {
             true => ApiError::restful_not_acceptable(),
