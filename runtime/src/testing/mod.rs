@@ -26,6 +26,8 @@
 //! ```
 
 pub mod backend;
+#[allow(dead_code)] // wired into the server in the commits that follow
+mod builtin;
 mod decode;
 #[cfg(feature = "envtest")]
 pub mod envtest;
