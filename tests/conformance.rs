@@ -198,12 +198,14 @@ fn diff(path: &str, ours: &Value, theirs: &Value) -> Vec<String> {
             let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
             keys.sort();
             keys.dedup();
+            // A missing key shows as such, not as the `null` it would equal.
+            let missing = Value::String("(missing)".into());
             keys.into_iter()
                 .flat_map(|k| {
                     diff(
                         &format!("{path}/{k}"),
-                        a.get(k).unwrap_or(&Value::Null),
-                        b.get(k).unwrap_or(&Value::Null),
+                        a.get(k).unwrap_or(&missing),
+                        b.get(k).unwrap_or(&missing),
                     )
                 })
                 .collect()

@@ -150,10 +150,9 @@ impl ApiServer {
         Self::with_versions(kinds.iter().map(|k| k.to_vec()).collect())
     }
 
-    /// The server for `kinds`, and the built-in kinds every server serves (Lease and
-    /// events.k8s.io Event).
+    /// The server for `kinds`, and the built-in kinds every server serves.
     fn with_versions(kinds: Vec<Vec<&'static ResourceInfo>>) -> Self {
-        let mut entries: Vec<KindEntry> = kinds
+        let mut entries: Vec<Arc<KindEntry>> = kinds
             .into_iter()
             .filter(|versions| !versions.is_empty())
             .map(|versions| {
@@ -170,7 +169,7 @@ impl ApiServer {
                         {"type": "Established", "status": "True", "reason": "InitialNamesAccepted", "message": "the initial names have been accepted"},
                     ],
                 });
-                KindEntry::from_versions(&versions, crd)
+                Arc::new(KindEntry::from_versions(&versions, crd))
             })
             .collect();
         entries.extend(Builtin::entries());

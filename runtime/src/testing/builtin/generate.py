@@ -11,7 +11,9 @@ RECORDING is a directory holding
 - field-selectors.json: per `group/version/resource` (`core` for the core group), the field
   labels the apiserver accepts, and field-selector-refusals.json: its answer to an unknown
   label;
-- openapi-v3/*.json.gz: the apiserver's /openapi/v3 documents.
+- openapi-v3/*.json.gz: the apiserver's /openapi/v3 documents;
+- apis.json, api__v1.json and apis__<group>__<version>.json: the legacy discovery documents
+  (`/apis`, `/api/v1`, `/apis/<group>/<version>`), served as recorded.
 
 The table keeps each resource's discovery facts, the name of its kind's OpenAPI definition
 and its field selectors, and every definition without descriptions (the in-memory server
@@ -108,7 +110,16 @@ def main(recording):
         for s in r["subresources"]:
             if s["group"] is not None or s["kind"] != r["kind"]:
                 walk(by_gvk.get((s["group"] or "", s["version"] or "", s["kind"]), ""))
+    with open(os.path.join(recording, "apis.json")) as f:
+        groups = json.load(f)["groups"]
+    lists = {}
+    for path in sorted(glob.glob(os.path.join(recording, "api*__*.json"))):
+        with open(path) as f:
+            document = json.load(f)
+        lists[document["groupVersion"]] = document["resources"]
     out = {
+        "groups": groups,
+        "resourceLists": lists,
         "resources": table,
         "definitions": {n: strip(definitions[n]) for n in sorted(used)},
     }

@@ -72,7 +72,12 @@ impl Resource {
 }
 
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct Table {
+    /// `/apis`' groups, in the apiserver's order.
+    groups: Vec<Value>,
+    /// Each group-version's discovery list (`/api/v1`, `/apis/<group>/<version>`).
+    resource_lists: BTreeMap<String, Vec<Value>>,
     resources: Vec<Resource>,
     definitions: BTreeMap<String, Value>,
 }
@@ -84,6 +89,16 @@ static TABLE: LazyLock<Table> = LazyLock::new(|| {
 /// Every resource kube-apiserver v1.36.2 serves by default, in discovery's order.
 pub fn resources() -> &'static [Resource] {
     &TABLE.resources
+}
+
+/// The built-in groups of `/apis`, in the apiserver's order.
+pub fn groups() -> &'static [Value] {
+    &TABLE.groups
+}
+
+/// The discovery list of the built-in `group_version` (`v1` for the core group).
+pub fn resource_list(group_version: &str) -> Option<&'static [Value]> {
+    TABLE.resource_lists.get(group_version).map(Vec::as_slice)
 }
 
 /// The built-in resource `group/version` `resource`.
@@ -155,6 +170,50 @@ fn inline(schema: &Value, stack: &mut Vec<String>) -> Value {
     }
 }
 
+/// Fills in what Go's encoder writes for fields a built-in object leaves unset: each
+/// property's `default` in the resolved `schema` where the object lacks it (`{}` for a
+/// struct, a zero value for a field without `omitempty`, a declarative default), through
+/// objects, list items and map values, and inside what it added. An unset `metav1.Time`
+/// is `null`, as Go writes it.
+pub fn zero_values(schema: &Value, object: &mut Value) {
+    match object {
+        Value::Object(m) => {
+            if let Some(Value::Object(properties)) = schema.get("properties") {
+                for (name, property) in properties {
+                    if let Some(default) = property.get("default")
+                        && !m.contains_key(name)
+                    {
+                        // A `metav1.Time` is a struct in Go (`default: {}`) and a string on the
+                        // wire: unset, Go writes `null`.
+                        let zero = match (default, property.get("type")) {
+                            (Value::Object(_), Some(t)) if t == "string" => Value::Null,
+                            _ => default.clone(),
+                        };
+                        m.insert(name.clone(), zero);
+                    }
+                    if let Some(value) = m.get_mut(name) {
+                        zero_values(property, value);
+                    }
+                }
+            } else if let Some(values) = schema.get("additionalProperties")
+                && values.is_object()
+            {
+                for value in m.values_mut() {
+                    zero_values(values, value);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item) = schema.get("items") {
+                for value in items {
+                    zero_values(item, value);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,5 +252,17 @@ mod tests {
                 .contains("x-kubernetes-preserve-unknown-fields")
         );
         assert!(!deployment.to_string().contains("$ref"));
+    }
+
+    #[test]
+    fn zero_values_are_what_go_writes_for_unset_fields() {
+        let schema = resource("apps", "v1", "deployments").unwrap().schema();
+        let mut d = serde_json::json!({"spec": {"template": {"spec": {"containers": [{"name": "c", "ports": [{"containerPort": 80}]}]}}}});
+        zero_values(&schema, &mut d);
+        assert_eq!(d["status"], serde_json::json!({}));
+        assert_eq!(d["spec"]["strategy"], serde_json::json!({}));
+        let container = &d["spec"]["template"]["spec"]["containers"][0];
+        assert_eq!(container["resources"], serde_json::json!({}));
+        assert_eq!(container["ports"][0]["protocol"], "TCP");
     }
 }

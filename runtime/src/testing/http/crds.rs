@@ -87,6 +87,10 @@ impl CrdRequest {
                     (&Method::PATCH, _) => return Err(ApiError::unsupported_media_type()),
                     (m, _) => return Err(ApiError::method_not_allowed(m.as_str())),
                 }
+                // A CRD's entry is its server's own: only built-in entries are shared.
+                let Some(kind) = std::sync::Arc::get_mut(kind) else {
+                    return Err(ApiError::internal_error("a CRD's entry is shared"));
+                };
                 kind.crd["status"] = status;
                 Ok(kind.crd.clone())
             }

@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::resource::Scope;
+use crate::testing::builtin;
 use crate::testing::state::State;
 use crate::testing::status::ApiError;
 
@@ -45,15 +46,12 @@ fn storage_version_hash(group: &str, version: &str, kind: &str) -> String {
 }
 
 pub fn answer(state: &State, r: &Discovery) -> Result<Value, ApiError> {
+    // The built-in groups in the apiserver's order, then the CRDs' groups.
     let groups = || {
+        let mut out: Vec<Value> = builtin::groups().to_vec();
         let mut seen: Vec<&str> = Vec::new();
-        let mut out = vec![json!({
-            "name": "apiextensions.k8s.io",
-            "versions": [{"groupVersion": "apiextensions.k8s.io/v1", "version": "v1"}],
-            "preferredVersion": {"groupVersion": "apiextensions.k8s.io/v1", "version": "v1"},
-        })];
-        for k in &state.kinds {
-            if seen.contains(&k.group) {
+        for k in state.kinds.iter().filter(|k| k.builtin.is_none()) {
+            if seen.contains(&k.group) || builtin::groups().iter().any(|g| g["name"] == k.group) {
                 continue;
             }
             seen.push(k.group);
@@ -83,7 +81,7 @@ pub fn answer(state: &State, r: &Discovery) -> Result<Value, ApiError> {
             json!({"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}]})
         }
         Discovery::CoreResources => {
-            json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": []})
+            json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": builtin::resource_list("v1").unwrap_or_default()})
         }
         Discovery::Groups => {
             json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups()})
@@ -96,13 +94,16 @@ pub fn answer(state: &State, r: &Discovery) -> Result<Value, ApiError> {
             }
             None => return Err(ApiError::no_route(&format!("/apis/{g}"))),
         },
-        Discovery::Resources(g, v) if g == "apiextensions.k8s.io" && v == "v1" => json!({
-            "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "apiextensions.k8s.io/v1",
-            "resources": [{"name": "customresourcedefinitions", "singularName": "customresourcedefinition", "namespaced": false, "kind": "CustomResourceDefinition", "verbs": ["get", "list"], "shortNames": ["crd", "crds"]}],
-        }),
         Discovery::Resources(g, v) => {
-            let mut resources = Vec::new();
-            for k in state.kinds.iter().filter(|k| k.group == g.as_str()) {
+            let group_version = format!("{g}/{v}");
+            let mut resources = builtin::resource_list(&group_version)
+                .unwrap_or_default()
+                .to_vec();
+            for k in state
+                .kinds
+                .iter()
+                .filter(|k| k.builtin.is_none() && k.group == g.as_str())
+            {
                 let Some(version) = k.version(v) else {
                     continue;
                 };
@@ -129,7 +130,7 @@ pub fn answer(state: &State, r: &Discovery) -> Result<Value, ApiError> {
             if resources.is_empty() {
                 return Err(ApiError::no_route(&format!("/apis/{g}/{v}")));
             }
-            json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": format!("{g}/{v}"), "resources": resources})
+            json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version, "resources": resources})
         }
     })
 }

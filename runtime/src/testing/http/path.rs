@@ -58,17 +58,21 @@ fn unescape(raw: &str) -> Result<Vec<u8>, BadEscape> {
     Ok(out)
 }
 
-/// The apiserver's reading of a path under `/apis/`: `None` for anything that is not a
-/// resource request (fewer than four segments, another prefix).
+/// The apiserver's reading of a path under `/api/v1/` or `/apis/`: `None` for anything that
+/// is not a resource request (no resource, another prefix).
 pub fn resource_request(
     segments: &[String],
     method: &http::Method,
     query: &Query,
 ) -> Option<ResourceRequest> {
-    let [prefix, group, version, rest @ ..] = segments else {
-        return None;
+    // `/api/v1/...` is the core group's, `/apis/<group>/<version>/...` every other's.
+    let empty = String::new();
+    let (group, version, rest) = match segments {
+        [prefix, version, rest @ ..] if prefix == "api" => (&empty, version, rest),
+        [prefix, group, version, rest @ ..] if prefix == "apis" => (group, version, rest),
+        _ => return None,
     };
-    if prefix != "apis" || rest.is_empty() {
+    if rest.is_empty() {
         return None;
     }
     // `/namespaces/<ns>/<resource>/...`; a namespace's own subresources stay under the
@@ -158,6 +162,10 @@ mod tests {
         let r = request("/apis/g/v/namespaces/ns/status", http::Method::GET, "").unwrap();
         assert_eq!((r.resource.as_str(), r.name.as_str()), ("namespaces", "ns"));
         assert_eq!(request("/apis/g/v", http::Method::GET, ""), None);
-        assert_eq!(request("/api/v1/pods", http::Method::GET, ""), None);
+        let r = request("/api/v1/namespaces/ns/pods/p", http::Method::GET, "").unwrap();
+        assert_eq!((r.group.as_str(), r.version.as_str()), ("", "v1"));
+        assert_eq!((r.namespace.as_str(), r.resource.as_str()), ("ns", "pods"));
+        assert_eq!(request("/api/v1", http::Method::GET, ""), None);
+        assert_eq!(request("/apis/v1/pods", http::Method::GET, ""), None);
     }
 }

@@ -22,6 +22,7 @@ use super::warnings::Recorder;
 use super::{Call, RequestBody, ResponseBody, page_not_found, read_body};
 use crate::resource::Scope;
 use crate::testing::Inner;
+use crate::testing::builtin;
 use crate::testing::decode;
 use crate::testing::state::{Change, ListOptions, State, Target, WriteOptions};
 use crate::testing::status::ApiError;
@@ -55,12 +56,20 @@ fn resolve(state: &State, r: &ResourceRequest) -> Result<Resolved, ApiError> {
         return Ok(Resolved::PageNotFound);
     };
     let entry = &state.kinds[kind];
-    if entry.builtin.is_some() && !restful_route(r)? {
+    // A namespace's path names it twice (`/api/v1/namespaces/<name>`): the resource is
+    // cluster-scoped.
+    let namespace = match (entry.group, entry.plural) {
+        ("", "namespaces") => "",
+        _ => r.namespace.as_str(),
+    };
+    if let Some(builtin) = entry.builtin
+        && !restful_route(r, namespace, builtin.resource())?
+    {
         return Ok(Resolved::PageNotFound);
     }
     let namespaced = entry.scope == Scope::Namespaced;
     let across_namespaces = matches!(r.verb, Some(Verb::List | Verb::Watch));
-    match (namespaced, r.namespace.is_empty()) {
+    match (namespaced, namespace.is_empty()) {
         (false, false) => return Ok(Resolved::PageNotFound),
         (true, true) if !across_namespaces => return Ok(Resolved::PageNotFound),
         _ => {}
@@ -81,32 +90,65 @@ fn resolve(state: &State, r: &ResourceRequest) -> Result<Resolved, ApiError> {
     Ok(Resolved::Target(Target {
         kind,
         version: version.name.to_owned(),
-        namespace: text(&r.namespace),
+        namespace: text(namespace),
         name: text(&r.name),
         subresource: text(&r.subresource),
     }))
 }
 
-/// A built-in kind (all namespaced here) is served through go-restful routes, which answer
-/// before its handler: a path no route has (`false`) is `404 page not found`, a method its
-/// route lacks a 405 (the collection across namespaces is only read; a namespace's collection is read,
-/// created into and deleted; an object is read, replaced, patched and deleted).
-fn restful_route(r: &ResourceRequest) -> Result<bool, ApiError> {
-    let allowed: &[Verb] = match (
-        r.namespace.is_empty(),
-        r.name.is_empty(),
-        r.subresource.is_empty(),
-    ) {
-        (true, true, true) => &[Verb::List, Verb::Watch],
-        (false, true, true) => &[
-            Verb::List,
-            Verb::Watch,
-            Verb::Create,
-            Verb::DeleteCollection,
-        ],
-        (false, false, true) => &[Verb::Get, Verb::Update, Verb::Patch, Verb::Delete],
-        _ => return Ok(false),
+/// A built-in kind is served through go-restful routes, which answer before its handler: a
+/// path no route has (`false`) is `404 page not found`, a method its route lacks a 405.
+/// Each route serves the verbs discovery lists: the collection (across namespaces, only
+/// read), an object, and each subresource.
+fn restful_route(
+    r: &ResourceRequest,
+    namespace: &str,
+    resource: &builtin::Resource,
+) -> Result<bool, ApiError> {
+    let has = |verb: &str| resource.verbs.iter().any(|v| v == verb);
+    let mut allowed: Vec<Verb> = Vec::new();
+    let mut allow = |verb: Verb, listed: bool| {
+        if listed {
+            allowed.push(verb);
+        }
     };
+    match (
+        namespace.is_empty(),
+        r.name.is_empty(),
+        r.subresource.as_str(),
+    ) {
+        // The collection across namespaces.
+        (true, true, "") if resource.namespaced => {
+            allow(Verb::List, has("list"));
+            allow(Verb::Watch, has("watch"));
+        }
+        (false, _, _) if !resource.namespaced => return Ok(false),
+        (true, false, _) if resource.namespaced => return Ok(false),
+        (_, true, "") => {
+            allow(Verb::List, has("list"));
+            allow(Verb::Watch, has("watch"));
+            allow(Verb::Create, has("create"));
+            allow(Verb::DeleteCollection, has("deletecollection"));
+        }
+        (_, false, "") => {
+            allow(Verb::Get, has("get"));
+            allow(Verb::Update, has("update"));
+            allow(Verb::Patch, has("patch"));
+            allow(Verb::Delete, has("delete"));
+        }
+        (_, false, name) => {
+            let Some(sub) = resource.subresource(name) else {
+                return Ok(false);
+            };
+            let has = |verb: &str| sub.verbs.iter().any(|v| v == verb);
+            allow(Verb::Get, has("get"));
+            allow(Verb::Update, has("update"));
+            allow(Verb::Patch, has("patch"));
+            allow(Verb::Create, has("create"));
+            allow(Verb::Delete, has("delete"));
+        }
+        _ => return Ok(false),
+    }
     match r.verb {
         Some(verb) if allowed.contains(&verb) => Ok(true),
         _ => Err(ApiError::restful_method_not_allowed()),

@@ -8,146 +8,206 @@
 //! messages are the apiserver's) and `MicroTime` fields, which Go reads only in the
 //! `2006-01-02T15:04:05.000000Z07:00` layout and writes back in UTC.
 
-use serde_json::{Value, json};
+use std::sync::{Arc, LazyLock};
 
-use super::{KindEntry, VersionEntry};
-use crate::resource::Scope;
+use serde_json::Value;
+
+use super::{Admission, KindEntry, VersionEntry};
+use crate::resource::{ScaleInfo, Scope};
+use crate::testing::builtin::validate::{self, Write};
+use crate::testing::builtin::{self, Resource};
 use crate::validation::decode::gotime;
 use crate::validation::names::{dns1123_subdomain, qualified_name};
 use crate::validation::{BadValue, FieldError, ResourceValidator};
 
-/// A built-in kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Builtin {
-    /// `coordination.k8s.io/v1` Lease.
-    Lease,
-    /// `events.k8s.io/v1` Event.
-    Event,
+/// A built-in kind: the resource of the built-in API serving it (its preferred version's).
+#[derive(Clone, Copy, Debug)]
+pub struct Builtin(&'static Resource);
+
+impl PartialEq for Builtin {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
 }
 
-impl Builtin {
-    /// Every built-in kind, as the server's entries.
-    pub fn entries() -> Vec<KindEntry> {
-        [Builtin::Lease, Builtin::Event]
-            .into_iter()
-            .map(Builtin::entry)
-            .collect()
-    }
+impl Eq for Builtin {}
 
-    fn entry(self) -> KindEntry {
-        let (group, kind, plural, singular, short_names): (_, _, _, _, &'static [&'static str]) =
-            match self {
-                Builtin::Lease => ("coordination.k8s.io", "Lease", "leases", "lease", &[]),
-                Builtin::Event => ("events.k8s.io", "Event", "events", "event", &["ev"]),
-            };
-        let schema = self.schema();
-        let validator = ResourceValidator::new(group, "v1", kind, true, &schema, None);
-        KindEntry {
-            group,
-            plural,
-            singular,
-            kind,
-            scope: Scope::Namespaced,
-            short_names,
-            categories: &[],
-            versions: vec![VersionEntry {
-                name: "v1",
+/// The kinds every server serves, built once per process: their schemas are large (a Pod
+/// template's is a few thousand nodes) and the same for every server.
+static ENTRIES: LazyLock<Vec<Arc<KindEntry>>> = LazyLock::new(|| {
+    let mut kinds: Vec<Vec<&'static Resource>> = Vec::new();
+    for r in builtin::resources().iter().filter(|r| served(r)) {
+        match kinds
+            .iter_mut()
+            .find(|k| k[0].group == r.group && k[0].kind == r.kind && k[0].resource == r.resource)
+        {
+            Some(versions) => versions.push(r),
+            None => kinds.push(vec![r]),
+        }
+    }
+    kinds
+        .into_iter()
+        .map(|versions| Arc::new(entry(&versions)))
+        .collect()
+});
+
+/// Whether the in-memory server stores `r`: a resource that can be listed, except the CRDs
+/// (served by their own handler) and componentstatuses (a view of the control plane's
+/// health, with nothing to store).
+fn served(r: &Resource) -> bool {
+    r.stored() && !(r.group == "apiextensions.k8s.io" || r.resource == "componentstatuses")
+}
+
+fn entry(versions: &[&'static Resource]) -> KindEntry {
+    let preferred = versions
+        .iter()
+        .find(|r| r.preferred)
+        .unwrap_or(&versions[0]);
+    let namespaced = preferred.namespaced;
+    let version_entries = versions
+        .iter()
+        .map(|r| {
+            let schema = structural(r.schema());
+            let scale = r.subresource("scale").map(|_| ScaleInfo {
+                spec_replicas_path: ".spec.replicas",
+                status_replicas_path: ".status.replicas",
+                label_selector_path: None,
+            });
+            let validator =
+                ResourceValidator::new(&r.group, &r.version, &r.kind, namespaced, &schema, scale);
+            VersionEntry {
+                name: &r.version,
                 served: true,
                 types: crate::fieldpath::schema::Schema::from_openapi_or_deduced(&schema),
                 schema,
-                status: false,
-                scale: None,
-                selectable: Vec::new(),
+                status: r.subresource("status").is_some(),
+                scale,
+                selectable: r
+                    .field_selectors
+                    .iter()
+                    .flatten()
+                    .filter(|f| !f.starts_with("metadata."))
+                    .cloned()
+                    .collect(),
                 validator,
-            }],
-            storage: "v1",
-            crd: Value::Null,
-            converted: false,
-            builtin: Some(self),
+            }
+        })
+        .collect();
+    let strs = |v: &'static [String]| -> &'static [&'static str] {
+        Box::leak(
+            v.iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .into_boxed_slice(),
+        )
+    };
+    KindEntry {
+        group: &preferred.group,
+        plural: &preferred.resource,
+        singular: &preferred.singular,
+        kind: &preferred.kind,
+        scope: if namespaced {
+            Scope::Namespaced
+        } else {
+            Scope::Cluster
+        },
+        short_names: strs(&preferred.short_names),
+        categories: strs(&preferred.categories),
+        versions: version_entries,
+        storage: &preferred.version,
+        crd: Value::Null,
+        converted: false,
+        builtin: Some(Builtin(preferred)),
+    }
+}
+
+/// The kind's schema as the server's tracking and pruning read it: the Go types' shape
+/// (types, properties, items, maps, list and map types, defaults), without the checks the
+/// OpenAPI documents (`required`, `enum`, formats) — Go code validates a built-in kind. An
+/// int-or-string is marked as such, a time is nullable (Go writes an unset one as `null`); a
+/// Quantity (a string or a number) has no type.
+fn structural(schema: Value) -> Value {
+    match schema {
+        Value::Object(mut m) => {
+            match m.get("format").and_then(Value::as_str) {
+                Some("int-or-string") => {
+                    m.insert("x-kubernetes-int-or-string".into(), Value::Bool(true));
+                }
+                // A time Go writes as `null` when unset stays `null`.
+                Some("date-time") => {
+                    m.insert("nullable".into(), Value::Bool(true));
+                }
+                _ => {}
+            }
+            for key in [
+                "required", "enum", "format", "oneOf", "pattern", "minimum", "maximum",
+            ] {
+                m.remove(key);
+            }
+            let m = m
+                .into_iter()
+                .map(|(k, v)| match k.as_str() {
+                    "properties" => {
+                        let v = match v {
+                            Value::Object(p) => Value::Object(
+                                p.into_iter()
+                                    .map(|(name, s)| (name, structural(s)))
+                                    .collect(),
+                            ),
+                            other => other,
+                        };
+                        (k, v)
+                    }
+                    "items" | "additionalProperties" => (k, structural(v)),
+                    _ => (k, v),
+                })
+                .collect();
+            Value::Object(m)
         }
+        other => other,
+    }
+}
+
+impl Builtin {
+    /// Every built-in kind the server stores, as the server's entries.
+    pub fn entries() -> Vec<Arc<KindEntry>> {
+        ENTRIES.clone()
     }
 
-    /// A structural schema of the kind's fields: types only, as the Go struct decodes them
-    /// (its checks are in [`Builtin::validate`]).
-    fn schema(self) -> Value {
-        let string = || json!({"type": "string"});
-        let int32 = || json!({"type": "integer", "format": "int32"});
-        let time = || json!({"type": "string", "format": "date-time"});
-        let reference = || {
-            let fields = [
-                "apiVersion",
-                "fieldPath",
-                "kind",
-                "name",
-                "namespace",
-                "resourceVersion",
-                "uid",
-            ];
-            let properties: serde_json::Map<String, Value> =
-                fields.iter().map(|f| (f.to_string(), string())).collect();
-            json!({"type": "object", "properties": properties, "x-kubernetes-map-type": "atomic"})
-        };
-        let top = |properties: Value| {
-            let mut schema = json!({"type": "object", "properties": properties});
-            schema["properties"]["apiVersion"] = string();
-            schema["properties"]["kind"] = string();
-            schema["properties"]["metadata"] = json!({"type": "object"});
-            schema
-        };
-        match self {
-            Builtin::Lease => top(json!({"spec": {"type": "object", "properties": {
-                "acquireTime": time(),
-                "holderIdentity": string(),
-                "leaseDurationSeconds": int32(),
-                "leaseTransitions": int32(),
-                "preferredHolder": string(),
-                "renewTime": time(),
-                "strategy": string(),
-            }}})),
-            Builtin::Event => top(json!({
-                "action": string(),
-                "deprecatedCount": int32(),
-                // Go writes an unset metav1.Time as null.
-                "deprecatedFirstTimestamp": {"type": "string", "format": "date-time", "nullable": true},
-                "deprecatedLastTimestamp": {"type": "string", "format": "date-time", "nullable": true},
-                "deprecatedSource": {"type": "object", "properties": {"component": string(), "host": string()}},
-                "eventTime": time(),
-                "note": string(),
-                "reason": string(),
-                "regarding": reference(),
-                "related": reference(),
-                "reportingController": string(),
-                "reportingInstance": string(),
-                "series": {"type": "object", "properties": {"count": int32(), "lastObservedTime": time()}},
-                "type": string(),
-            })),
-        }
+    /// The resource of the built-in API serving this kind.
+    pub fn resource(self) -> &'static Resource {
+        self.0
+    }
+
+    fn is(self, group: &str, kind: &str) -> bool {
+        self.0.group == group && self.0.kind == kind
     }
 
     /// The group `Invalid` errors name: the apiserver validates an events.k8s.io Event as
     /// the internal core Event (`Event "x" is invalid`, no group).
     pub fn error_group(self) -> &'static str {
-        match self {
-            Builtin::Lease => "coordination.k8s.io",
-            Builtin::Event => "",
+        if self.is("events.k8s.io", "Event") {
+            return "";
         }
+        &self.0.group
     }
 
     /// The `MicroTime` fields, as paths of keys.
     fn micro_times(self) -> &'static [&'static [&'static str]] {
-        match self {
-            Builtin::Lease => &[&["spec", "acquireTime"], &["spec", "renewTime"]],
-            Builtin::Event => &[&["eventTime"], &["series", "lastObservedTime"]],
+        match (self.0.group.as_str(), self.0.kind.as_str()) {
+            ("coordination.k8s.io", "Lease") => &[&["spec", "acquireTime"], &["spec", "renewTime"]],
+            ("events.k8s.io", "Event") => &[&["eventTime"], &["series", "lastObservedTime"]],
+            ("", "Event") => &[&["eventTime"], &["series", "lastObservedTime"]],
+            _ => &[],
         }
     }
 
-    /// The object as Go's decoder and encoder leave it: struct fields that are not pointers
-    /// (a Lease's `spec`, an Event's `regarding`, `deprecatedSource` and deprecated
-    /// timestamps) always present, and
-    /// `MicroTime` fields read as Go reads them and written back in UTC with six fractional
-    /// digits. The error is Go's parse error.
-    pub fn decode(self, object: &mut Value) -> Result<(), String> {
-        self.add_zero_fields(object);
+    /// The object as Go's decoder and encoder leave it: struct fields Go always writes
+    /// present (see [`Builtin::add_zero_fields`]), and `MicroTime` fields read as Go reads
+    /// them and written back in UTC with six fractional digits. The error is Go's parse
+    /// error.
+    pub fn decode(self, schema: &Value, object: &mut Value) -> Result<(), String> {
+        self.add_zero_fields(schema, object);
         for path in self.micro_times() {
             let pointer: String = path.iter().map(|key| format!("/{key}")).collect();
             if let Some(Value::String(s)) = object.pointer_mut(&pointer) {
@@ -157,40 +217,45 @@ impl Builtin {
         Ok(())
     }
 
-    /// Adds the struct fields a Go object of this kind always has, as Go writes them when
-    /// unset (`{}`, or `null` for a `metav1.Time`): the field manager compares a new object
-    /// with such a zero object, so they are not "added" by a create.
-    pub fn add_zero_fields(self, object: &mut Value) {
-        // Each field, and whether Go writes it as `{}` (a struct) or `null` (a time).
-        let fields: &[(&str, bool)] = match self {
-            Builtin::Lease => &[("spec", true)],
-            Builtin::Event => &[
-                ("deprecatedFirstTimestamp", false),
-                ("deprecatedLastTimestamp", false),
-                ("deprecatedSource", true),
-                ("regarding", true),
-            ],
+    /// Adds the fields a Go object of this kind always has, as Go writes them when unset (see
+    /// [`builtin::zero_values`]), and the `metav1.Time` fields of its top level that are
+    /// structs in Go, not pointers (`null` when unset; the OpenAPI cannot tell them from
+    /// pointers). The field manager compares a new object with such a zero object, so they
+    /// are not "added" by a create.
+    pub fn add_zero_fields(self, schema: &Value, object: &mut Value) {
+        builtin::zero_values(schema, object);
+        let times: &[&str] = match (self.0.group.as_str(), self.0.kind.as_str()) {
+            ("events.k8s.io", "Event") => &["deprecatedFirstTimestamp", "deprecatedLastTimestamp"],
+            ("", "Event") => &["eventTime", "firstTimestamp", "lastTimestamp"],
+            _ => &[],
         };
         if let Value::Object(m) = object {
-            for (field, is_struct) in fields {
-                let value = m.entry(*field).or_insert(Value::Null);
-                if value.is_null() && *is_struct {
-                    *value = json!({});
-                }
+            for field in times {
+                m.entry(*field).or_insert(Value::Null);
             }
         }
     }
 
-    /// The registry strategy's validation beyond object metadata: on create (`old` is
-    /// `None`) and update.
-    pub fn validate(self, object: &Value, old: Option<&Value>) -> Vec<FieldError> {
-        match self {
-            Builtin::Lease => lease(&object["spec"]),
-            Builtin::Event => match old {
-                None => event_create(object),
-                Some(old) => event_update(object, old),
-            },
+    /// The registry strategy's validation of a write: the object's metadata with the kind's
+    /// name rule and its own checks, in the apiserver's order.
+    pub fn validate(self, version: &str, object: &Value, write: Admission<'_>) -> Vec<FieldError> {
+        let r = self.0;
+        let write = match write {
+            Admission::Create => Write::Create,
+            Admission::Update(old) => Write::Update(old),
+            Admission::Status(old) => Write::Status(old),
+        };
+        let mut errors =
+            validate::validate(&r.group, version, &r.kind, r.namespaced, object, write);
+        match (r.group.as_str(), r.kind.as_str(), write) {
+            ("coordination.k8s.io", "Lease", _) => errors.extend(lease(&object["spec"])),
+            ("events.k8s.io", "Event", Write::Create) => errors.extend(event_create(object)),
+            ("events.k8s.io", "Event", Write::Update(old) | Write::Status(old)) => {
+                errors.extend(event_update(object, old))
+            }
+            _ => {}
         }
+        errors
     }
 }
 
@@ -353,17 +418,4 @@ fn event_update(event: &Value, old: &Value) -> Vec<FieldError> {
         }
     }
     errors
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Builtin;
-
-    #[test]
-    fn schemas_type_their_fields() {
-        for b in [Builtin::Lease, Builtin::Event] {
-            let r = crate::fieldpath::schema::Schema::from_openapi(&b.schema());
-            assert!(r.is_ok(), "{:?}", r.err());
-        }
-    }
 }
