@@ -1016,13 +1016,13 @@ async fn the_server_listens_on_loopback(e: TestEnv) {
     let config = kube::Config::new(format!("http://{addr}").parse().unwrap());
     let client = kube::Client::try_from(config).unwrap();
     client
-        .gadgets("tcp")
+        .gadgets(&e.namespace)
         .create(&gadget("over-tcp", "red"))
         .await
         .unwrap();
     assert_eq!(
         e.client
-            .gadgets("tcp")
+            .gadgets(&e.namespace)
             .get("over-tcp")
             .await
             .unwrap()
@@ -1062,7 +1062,7 @@ async fn the_server_listens_on_loopback(e: TestEnv) {
             "get",
             "gadgets.client.kubegen.dev",
             "-n",
-            "tcp",
+            &e.namespace,
             "-o",
             "json",
             "--request-timeout=20s",
@@ -1081,7 +1081,10 @@ async fn the_server_listens_on_loopback(e: TestEnv) {
     let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(list["items"][0]["metadata"]["name"], "over-tcp");
 
-    let manifest = "apiVersion: client.kubegen.dev/v1\nkind: Gadget\nmetadata:\n  name: from-kubectl\n  namespace: tcp\nspec:\n  color: red\n";
+    let manifest = format!(
+        "apiVersion: client.kubegen.dev/v1\nkind: Gadget\nmetadata:\n  name: from-kubectl\n  namespace: {}\nspec:\n  color: red\n",
+        e.namespace
+    );
     let ok = |out: Option<std::process::Output>, what: &str| {
         let out = out.expect("kubectl ran");
         assert!(
@@ -1092,7 +1095,7 @@ async fn the_server_listens_on_loopback(e: TestEnv) {
         String::from_utf8(out.stdout).unwrap()
     };
     ok(
-        run(&["create", "--validate=false", "-f", "-"], Some(manifest))
+        run(&["create", "--validate=false", "-f", "-"], Some(&manifest))
             .await
             .unwrap(),
         "create",
@@ -1104,7 +1107,7 @@ async fn the_server_listens_on_loopback(e: TestEnv) {
                 "gadget.client.kubegen.dev",
                 "from-kubectl",
                 "-n",
-                "tcp",
+                &e.namespace,
                 "--type=merge",
                 "-p",
                 r#"{"spec":{"note":"patched"}}"#,
@@ -1133,7 +1136,12 @@ async fn the_server_listens_on_loopback(e: TestEnv) {
         .unwrap(),
         "apply --server-side",
     );
-    let got = e.client.gadgets("tcp").get("from-kubectl").await.unwrap();
+    let got = e
+        .client
+        .gadgets(&e.namespace)
+        .get("from-kubectl")
+        .await
+        .unwrap();
     assert_eq!(
         (got.spec.color.as_str(), got.spec.note.as_deref()),
         ("blue", Some("patched"))
@@ -1150,7 +1158,7 @@ async fn the_server_listens_on_loopback(e: TestEnv) {
     );
     assert!(
         e.client
-            .gadgets("tcp")
+            .gadgets(&e.namespace)
             .get_opt("client-side")
             .await
             .unwrap()
@@ -1164,7 +1172,7 @@ async fn the_server_listens_on_loopback(e: TestEnv) {
                 "get",
                 "gadgets.client.kubegen.dev",
                 "-n",
-                "tcp",
+                &e.namespace,
                 "--watch",
                 "--output-watch-events",
                 "-o",

@@ -76,6 +76,7 @@ async fn the_in_memory_server_answers_like_the_apiserver() {
     let mut recording = Recording::new();
     for (i, case) in cases.iter().enumerate() {
         let namespace = format!("conformance-{}-{i}", std::process::id());
+        memory.create_namespace(&namespace).await.unwrap();
         let ours = runner::run(&memory.client, &namespace, case).await;
         let reference = match &real {
             Some(real) => {

@@ -99,7 +99,7 @@ pub struct TestEnv {
     pub client: kube::Client,
     /// The in-memory server, for fault injection and server knobs; `None` on a real apiserver.
     pub server: Option<ApiServer>,
-    /// A fresh namespace for this test (created on a real apiserver).
+    /// A fresh namespace for this test, created on either backend.
     pub namespace: String,
     /// Which backend this is.
     pub backend: Backend,
@@ -126,10 +126,15 @@ impl TestEnv {
     /// A fresh in-memory server serving every registered kind.
     pub fn in_memory(test: &str) -> TestEnv {
         let server = ApiServer::new();
+        let namespace = namespace_for(test);
+        // A namespace nothing deletes cannot already exist, nor be terminating.
+        if let Err(e) = server.create_namespace(&namespace) {
+            panic!("creating the test's namespace {namespace}: {}", e.message);
+        }
         TestEnv {
             client: server.client(),
             server: Some(server),
-            namespace: namespace_for(test),
+            namespace,
             backend: Backend::InMemory,
         }
     }
@@ -170,11 +175,17 @@ impl TestEnv {
         self.backend.is_real()
     }
 
-    /// Makes sure `namespace` exists: created on a real apiserver; the in-memory server
-    /// accepts any namespace.
+    /// Makes sure `namespace` exists, on either backend.
     pub async fn create_namespace(&self, namespace: &str) -> Result<(), TestEnvError> {
-        if !self.is_real() {
-            return Ok(());
+        if let Some(server) = &self.server {
+            return server
+                .create_namespace(namespace)
+                .map_err(|e| TestEnvError::Namespace {
+                    namespace: namespace.to_owned(),
+                    source: Box::new(kube::Error::Api(Box::new(
+                        serde_json::from_value(e.to_status()).unwrap_or_default(),
+                    ))),
+                });
         }
         let api: Api<Namespace> = Api::all(self.client.clone());
         let mut body = Namespace::default();

@@ -261,6 +261,14 @@ impl ApiServer {
     }
 
     /// The current resourceVersion.
+    /// Creates namespace `name` if it does not exist, as `kubectl create namespace` would:
+    /// objects can only be created in a namespace that exists (`default`, `kube-system`,
+    /// `kube-public` and `kube-node-lease` do from the start). `#[kubegen::test]` creates each
+    /// test's namespace this way.
+    pub fn create_namespace(&self, name: &str) -> Result<(), ApiError> {
+        self.inner.lock().create_namespace(name)
+    }
+
     pub fn resource_version(&self) -> u64 {
         self.inner.lock().resource_version()
     }

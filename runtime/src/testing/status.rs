@@ -19,6 +19,15 @@ pub struct ApiError {
     pub retry_after: Option<u64>,
 }
 
+/// A resource as Go's `GroupResource` prints it: `plural.group`, or the plural alone in the
+/// core group.
+pub fn qualified(group: &str, plural: &str) -> String {
+    match group {
+        "" => plural.to_owned(),
+        group => format!("{plural}.{group}"),
+    }
+}
+
 impl ApiError {
     fn new(code: u16, reason: &'static str, message: impl Into<String>) -> Self {
         Self {
@@ -38,7 +47,7 @@ impl ApiError {
         let mut e = Self::new(
             404,
             "NotFound",
-            format!("{plural}.{group} \"{name}\" not found"),
+            format!("{} \"{name}\" not found", qualified(group, plural)),
         );
         e.details = Some(json!({"name": name, "group": group, "kind": plural}));
         e
@@ -64,7 +73,21 @@ impl ApiError {
         let mut e = Self::new(
             409,
             "AlreadyExists",
-            format!("{plural}.{group} \"{name}\" already exists"),
+            format!("{} \"{name}\" already exists", qualified(group, plural)),
+        );
+        e.details = Some(json!({"name": name, "group": group, "kind": plural}));
+        e
+    }
+
+    /// `NewForbidden`: 403 naming the object and why.
+    pub fn forbidden(group: &str, plural: &str, name: &str, why: &str) -> Self {
+        let mut e = Self::new(
+            403,
+            "Forbidden",
+            format!(
+                "{} \"{name}\" is forbidden: {why}",
+                qualified(group, plural)
+            ),
         );
         e.details = Some(json!({"name": name, "group": group, "kind": plural}));
         e
@@ -74,7 +97,10 @@ impl ApiError {
         let mut e = Self::new(
             409,
             "Conflict",
-            format!("Operation cannot be fulfilled on {plural}.{group} \"{name}\": {why}"),
+            format!(
+                "Operation cannot be fulfilled on {} \"{name}\": {why}",
+                qualified(group, plural)
+            ),
         );
         e.details = Some(json!({"name": name, "group": group, "kind": plural}));
         e
@@ -200,16 +226,12 @@ impl ApiError {
     /// `NewMethodNotSupported`: a verb a resource does not serve (`create` on a status
     /// subresource, an `OPTIONS` request, whose verb is empty).
     pub fn method_not_supported(group: &str, plural: &str, verb: &str) -> Self {
-        let qualified = match group {
-            "" => plural.to_owned(),
-            g => format!("{plural}.{g}"),
-        };
         let mut e = Self::new(
             405,
             "MethodNotAllowed",
             format!(
                 "{verb} is not supported on resources of kind {}",
-                gofmt::quote(&qualified)
+                gofmt::quote(&qualified(group, plural))
             ),
         );
         e.details = Some(json!({"group": group, "kind": plural}));

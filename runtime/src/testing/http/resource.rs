@@ -84,6 +84,7 @@ fn resolve(state: &State, r: &ResourceRequest) -> Result<Resolved, ApiError> {
         "" => {}
         "status" if version.status => {}
         "scale" if version.scale.is_some() => {}
+        "finalize" if (entry.group, entry.plural) == ("", "namespaces") => {}
         _ => return Err(ApiError::not_found(entry.group, entry.plural, &r.name)),
     }
     let text = |s: &str| (!s.is_empty()).then(|| s.to_owned());
@@ -233,6 +234,9 @@ pub async fn serve(
                 )?,
                 _ => write_body(&state, &t, &body, format, &w, warnings)?,
             };
+            if t.subresource.as_deref() == Some("finalize") {
+                return Ok(out.write(200, state.finalize(&t, object, &w)?));
+            }
             let mut found = Vec::new();
             let written = state.write(&t, Change::Replace(object), &w, &mut found);
             warnings.extend(found);

@@ -19,6 +19,7 @@ mod apply;
 mod builtin;
 mod continue_token;
 mod convert;
+mod namespace;
 mod scale;
 mod storage;
 mod watch;
@@ -315,7 +316,7 @@ impl Drop for State {
 
 impl State {
     pub fn new(kinds: Vec<Arc<KindEntry>>) -> Self {
-        State {
+        let mut state = State {
             kinds,
             rv: 1,
             objects: BTreeMap::new(),
@@ -329,7 +330,9 @@ impl State {
             webhooks: None,
             #[cfg(feature = "webhook")]
             unavailable: Vec::new(),
-        }
+        };
+        state.seed_namespaces();
+        state
     }
 
     pub fn resource_version(&self) -> u64 {
@@ -736,6 +739,11 @@ impl State {
         let old_object = self.present(t, &existing)?;
         let review = admission::Review::delete(&old_object, w, options);
         self.validating_admission(t, &review, warnings)?;
+        if self.is_namespace(t)
+            && let Some(namespace) = self.delete_namespace(t, &key, &existing, w)?
+        {
+            return Ok(Deletion::Terminating(namespace));
+        }
         // propagationPolicy is accepted; with no garbage collector there are no dependents.
         let held = existing["metadata"]["finalizers"]
             .as_array()

@@ -52,6 +52,7 @@ impl State {
             self.sequence += 1;
         }
         let name = request::name_for_create(&body, self.sequence);
+        self.admit_into_namespace(t, &name)?;
         // What the field manager cannot type as sent (a `status` of the wrong type the
         // strategy then drops) leaves the object without managed fields.
         let untyped = applied.is_none() && !self.field_manager_types(t, &body);
@@ -449,7 +450,12 @@ impl State {
 
     /// What the apiserver checks in a PUT body before it reads the stored object: the
     /// apiVersion, the namespace and the name.
-    fn check_update_body(&self, t: &Target, name: &str, body: &Value) -> Result<(), ApiError> {
+    pub(super) fn check_update_body(
+        &self,
+        t: &Target,
+        name: &str,
+        body: &Value,
+    ) -> Result<(), ApiError> {
         let api_version = self.entry(t).api_version(&t.version);
         request::check_update_body(body, &api_version, t.namespace.as_deref(), name)
             .map_err(ApiError::bad_request)
