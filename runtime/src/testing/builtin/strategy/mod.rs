@@ -103,7 +103,9 @@ pub fn prepare_for_create(group: &str, version: &str, kind: &str, object: &mut V
 
 /// `PrepareForUpdate` of the main resource (`old` is the stored object): the generation
 /// is the stored one, bumped when the spec changed (a Deployment's also when its
-/// annotations did), and what a kind keeps from the stored object.
+/// annotations did), and what a kind keeps from the stored object. Call it after the
+/// stored status is copied in (a Service's may change here), and for a Service before
+/// [`service::ServiceAllocator::update`].
 pub fn prepare_for_update(group: &str, version: &str, kind: &str, object: &mut Value, old: &Value) {
     let _ = version;
     if has_generation(group, kind) {
@@ -165,6 +167,7 @@ pub fn prepare_for_update(group: &str, version: &str, kind: &str, object: &mut V
             defaults::core::metadata_name_label(object);
         }
         ("batch", "Job") => defaults::batch::copy_template_labels(object),
+        ("", "Service") => service::drop_type_dependent_fields(object, old),
         _ => {}
     }
 }

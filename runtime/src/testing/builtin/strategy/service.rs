@@ -453,6 +453,103 @@ fn keep_allocated_values(service: &mut Value, old: &Value) {
     }
 }
 
+/// The Service strategy's `dropTypeDependentFields` on update: when the type changes to
+/// one that no longer needs a value the apiserver may have filled in, and the request
+/// kept the stored value, the value goes (cluster IPs and IP family fields, node ports,
+/// the health check node port, `allocateLoadBalancerNodePorts`, `loadBalancerClass`,
+/// `externalTrafficPolicy`); a Service that is not a LoadBalancer has an empty
+/// `status.loadBalancer`. Call it after the stored status is copied in.
+pub(super) fn drop_type_dependent_fields(service: &mut Value, old: &Value) {
+    let needs_ip = |s: &Value| kind(s) != "ExternalName";
+    let needs_node_port = |s: &Value| matches!(kind(s), "NodePort" | "LoadBalancer");
+    let load_balancer = |s: &Value| kind(s) == "LoadBalancer";
+    let needs_health_check = |s: &Value| {
+        load_balancer(s) && s.pointer("/spec/externalTrafficPolicy") == Some(&json!("Local"))
+    };
+    let externally_accessible = |s: &Value| {
+        needs_node_port(s)
+            || (kind(s) == "ClusterIP"
+                && s.pointer("/spec/externalIPs")
+                    .and_then(Value::as_array)
+                    .is_some_and(|ips| !ips.is_empty()))
+    };
+    let same = |service: &Value, key: &str| {
+        let pointer = format!("/spec/{key}");
+        let (new, old) = (service.pointer(&pointer), old.pointer(&pointer));
+        let nothing =
+            |v: Option<&Value>| v.is_none_or(|v| v.is_null() || v == &json!([]) || v == &json!(""));
+        new == old || (nothing(new) && nothing(old))
+    };
+    let mut drop = Vec::new();
+    if needs_ip(old) && !needs_ip(service) {
+        if same(service, "clusterIPs") {
+            drop.extend(["clusterIP", "clusterIPs"]);
+        }
+        if same(service, "ipFamilies") {
+            drop.push("ipFamilies");
+        }
+        if same(service, "ipFamilyPolicy") {
+            drop.push("ipFamilyPolicy");
+        }
+    }
+    if needs_node_port(old)
+        && !needs_node_port(service)
+        && node_ports_as_listed(service) == node_ports_as_listed(old)
+    {
+        if let Some(Value::Array(ports)) = service.pointer_mut("/spec/ports") {
+            for port in ports.iter_mut().filter_map(Value::as_object_mut) {
+                port.remove("nodePort");
+            }
+        }
+    }
+    if needs_health_check(old)
+        && !needs_health_check(service)
+        && same(service, "healthCheckNodePort")
+    {
+        drop.push("healthCheckNodePort");
+    }
+    if load_balancer(old) && !load_balancer(service) {
+        let given = |s: &Value| {
+            s.pointer("/spec/allocateLoadBalancerNodePorts")
+                .filter(|v| v.is_boolean())
+                .cloned()
+        };
+        if given(service).is_some() && given(service) == given(old) {
+            drop.push("allocateLoadBalancerNodePorts");
+        }
+        if same(service, "loadBalancerClass") {
+            drop.push("loadBalancerClass");
+        }
+    }
+    if externally_accessible(old)
+        && !externally_accessible(service)
+        && same(service, "externalTrafficPolicy")
+    {
+        drop.push("externalTrafficPolicy");
+    }
+    if let Some(spec) = service.get_mut("spec").and_then(Value::as_object_mut) {
+        for key in drop {
+            spec.remove(key);
+        }
+    }
+    if !load_balancer(service)
+        && let Some(status) = service.get_mut("status").and_then(Value::as_object_mut)
+    {
+        status.insert("loadBalancer".into(), json!({}));
+    }
+}
+
+/// Each port's node port in order, 0 where it has none (`sameNodePorts` compares these).
+fn node_ports_as_listed(service: &Value) -> Vec<u64> {
+    service
+        .pointer("/spec/ports")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|p| p.get("nodePort").and_then(Value::as_u64).unwrap_or(0))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -537,6 +634,36 @@ mod tests {
         assert_eq!(lb["spec"]["healthCheckNodePort"], 30174);
         alloc.release(&lb);
         assert!(alloc.ports.is_empty() && alloc.ips.is_empty());
+    }
+
+    #[test]
+    fn a_type_change_drops_what_the_old_type_was_given() {
+        let mut alloc = ServiceAllocator::new();
+        let mut old = service(
+            json!({"type": "LoadBalancer", "externalTrafficPolicy": "Cluster",
+            "allocateLoadBalancerNodePorts": true, "ports": [{"port": 80}]}),
+        );
+        alloc.allocate(&mut old).unwrap();
+        old["status"] = json!({"loadBalancer": {"ingress": [{"ip": "1.2.3.4"}]}});
+        let mut new = old.clone();
+        new["spec"]["type"] = "ClusterIP".into();
+        drop_type_dependent_fields(&mut new, &old);
+        alloc.update(&mut new, &old).unwrap();
+        assert!(new["spec"]["ports"][0].get("nodePort").is_none());
+        assert!(new["spec"].get("externalTrafficPolicy").is_none());
+        assert!(new["spec"].get("allocateLoadBalancerNodePorts").is_none());
+        assert_eq!(new["spec"]["clusterIP"], old["spec"]["clusterIP"]);
+        assert_eq!(new["status"], json!({"loadBalancer": {}}));
+        assert!(alloc.ports.is_empty());
+        let mut external = new.clone();
+        external["spec"]["type"] = "ExternalName".into();
+        external["spec"]["externalName"] = "example.com".into();
+        drop_type_dependent_fields(&mut external, &new);
+        alloc.update(&mut external, &new).unwrap();
+        for key in ["clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"] {
+            assert!(external["spec"].get(key).is_none(), "{key}");
+        }
+        assert!(alloc.ips.is_empty());
     }
 
     #[test]
