@@ -495,11 +495,10 @@ pub(super) fn drop_type_dependent_fields(service: &mut Value, old: &Value) {
     if needs_node_port(old)
         && !needs_node_port(service)
         && node_ports_as_listed(service) == node_ports_as_listed(old)
+        && let Some(Value::Array(ports)) = service.pointer_mut("/spec/ports")
     {
-        if let Some(Value::Array(ports)) = service.pointer_mut("/spec/ports") {
-            for port in ports.iter_mut().filter_map(Value::as_object_mut) {
-                port.remove("nodePort");
-            }
+        for port in ports.iter_mut().filter_map(Value::as_object_mut) {
+            port.remove("nodePort");
         }
     }
     if needs_health_check(old)
