@@ -499,3 +499,35 @@ fn the_patch_is_left_as_the_apiserver_prints_it() {
     );
     assert_eq!(patch_value_for_message(&Value::Null), "map[]");
 }
+
+#[test]
+fn a_new_map_carrying_a_directive_is_dropped() {
+    // `annotations` is new: the apiserver copies the patch's value less its directives,
+    // and a map carrying `$patch` is one.
+    let original = json!({"metadata": {"name": "n"}});
+    let patch = json!({"metadata": {"annotations": {"$patch": "replace", "a": "b"}}});
+    let result = apply(&original, &patch, &resolve(DEPLOYMENT)).unwrap();
+    assert_eq!(result, original);
+}
+
+#[test]
+fn the_replace_strategy_replaces_a_struct() {
+    // PodDisruptionBudgetSpec.selector is `patchStrategy:"replace"`.
+    let pdb = "io.k8s.api.policy.v1.PodDisruptionBudget";
+    let original = json!({"spec": {"minAvailable": 1, "selector": {
+        "matchLabels": {"a": "1"},
+        "matchExpressions": [{"key": "k", "operator": "Exists"}]}}});
+    let patch = json!({"spec": {"selector": {"matchLabels": {"b": "2"}}}});
+    let result = apply(&original, &patch, &resolve(pdb)).unwrap();
+    assert_eq!(
+        result["spec"],
+        json!({"minAvailable": 1, "selector": {"matchLabels": {"b": "2"}}})
+    );
+    // Without the strategy (a Deployment's selector) the maps merge.
+    let patch = json!({"spec": {"selector": {"matchLabels": {"b": "2"}}}});
+    let result = apply_to_deployment(patch).unwrap();
+    assert_eq!(
+        result["spec"]["selector"],
+        json!({"matchLabels": {"app": "smp", "b": "2"}})
+    );
+}
