@@ -136,6 +136,15 @@ pub fn object(data: &[u8], kind: &str, api_version: &str) -> Result<Value, ApiEr
         .map_err(|e: Unreadable| ApiError::bad_request(e.message(kind, api_version, data)))
 }
 
+/// A strategic merge patch's body, read as the patcher reads it (into a Go map): text that
+/// is not JSON is a 400 with Go's message; what the patch may be is the patch's to say.
+pub fn strategic_patch(data: &[u8]) -> Result<Value, ApiError> {
+    let decoded = gojson::decode(data, &[]).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    decoded
+        .value
+        .map_err(|e| ApiError::bad_request(e.to_string()))
+}
+
 /// A JSON merge patch and the strict decoder's complaints about it (`duplicate field
 /// "spec.a"`). With `Warn` and `Strict` the patch is first decoded strictly (errors
 /// `error decoding patch: …`); evanphx/json-patch refuses what is no object with `Invalid JSON

@@ -26,7 +26,6 @@
 //! ```
 
 pub mod backend;
-#[allow(dead_code)] // wired into the server in the commits that follow
 mod builtin;
 mod decode;
 #[cfg(feature = "envtest")]
@@ -34,7 +33,6 @@ pub mod envtest;
 pub mod generate;
 mod http;
 mod jsonpatch;
-#[allow(dead_code)] // wired into the patch handler by the lead
 mod smp;
 mod stack;
 mod state;

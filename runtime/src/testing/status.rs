@@ -201,6 +201,11 @@ impl ApiError {
     }
 
     /// go-restful's 406 for a built-in kind's route, which produces JSON, YAML and protobuf.
+    /// go-restful's 415 for a content type a built-in kind's route does not consume.
+    pub fn restful_unsupported_media_type() -> Self {
+        Self::with_empty_details(415, "UnsupportedMediaType", "415: Unsupported Media Type")
+    }
+
     pub fn restful_not_acceptable() -> Self {
         Self::with_empty_details(
             406,

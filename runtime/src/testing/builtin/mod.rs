@@ -8,6 +8,8 @@ pub(crate) mod defaults;
 pub(crate) mod strategy;
 pub(crate) mod validate;
 
+pub use defaults::zero_values;
+
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
@@ -167,50 +169,6 @@ fn inline(schema: &Value, stack: &mut Vec<String>) -> Value {
         }
         Value::Array(items) => Value::Array(items.iter().map(|v| inline(v, stack)).collect()),
         other => other.clone(),
-    }
-}
-
-/// Fills in what Go's encoder writes for fields a built-in object leaves unset: each
-/// property's `default` in the resolved `schema` where the object lacks it (`{}` for a
-/// struct, a zero value for a field without `omitempty`, a declarative default), through
-/// objects, list items and map values, and inside what it added. An unset `metav1.Time`
-/// is `null`, as Go writes it.
-pub fn zero_values(schema: &Value, object: &mut Value) {
-    match object {
-        Value::Object(m) => {
-            if let Some(Value::Object(properties)) = schema.get("properties") {
-                for (name, property) in properties {
-                    if let Some(default) = property.get("default")
-                        && !m.contains_key(name)
-                    {
-                        // A `metav1.Time` is a struct in Go (`default: {}`) and a string on the
-                        // wire: unset, Go writes `null`.
-                        let zero = match (default, property.get("type")) {
-                            (Value::Object(_), Some(t)) if t == "string" => Value::Null,
-                            _ => default.clone(),
-                        };
-                        m.insert(name.clone(), zero);
-                    }
-                    if let Some(value) = m.get_mut(name) {
-                        zero_values(property, value);
-                    }
-                }
-            } else if let Some(values) = schema.get("additionalProperties")
-                && values.is_object()
-            {
-                for value in m.values_mut() {
-                    zero_values(values, value);
-                }
-            }
-        }
-        Value::Array(items) => {
-            if let Some(item) = schema.get("items") {
-                for value in items {
-                    zero_values(item, value);
-                }
-            }
-        }
-        _ => {}
     }
 }
 

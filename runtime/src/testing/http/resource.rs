@@ -244,7 +244,7 @@ pub async fn serve(
             Ok(out.write(code, object))
         }
         Verb::Patch => {
-            let patch = media::patch_type(&call.content_type())?;
+            let patch = media::patch_type(&call.content_type(), builtin)?;
             require_name(&t)?;
             let out = output()?;
             let body = read_body(body).await?;
@@ -257,6 +257,7 @@ pub async fn serve(
                     .map(|(patch, complaints)| Change::JsonPatch(patch, complaints)),
                 PatchType::Apply => decode::apply(&body)
                     .map(|(object, duplicates)| Change::Apply(object, duplicates)),
+                PatchType::Strategic => decode::strategic_patch(&body).map(Change::Strategic),
             };
             // A merge or JSON patch is read when it is applied to the stored object, so an
             // object that is not there is a 404 first (an apply creates it instead).

@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::{Admission, KindEntry, VersionEntry};
 use crate::resource::{ScaleInfo, Scope};
 use crate::testing::builtin::validate::{self, Write};
-use crate::testing::builtin::{self, Resource};
+use crate::testing::builtin::{self, Resource, defaults, strategy};
 use crate::validation::decode::gotime;
 use crate::validation::names::{dns1123_subdomain, qualified_name};
 use crate::validation::{BadValue, FieldError, ResourceValidator};
@@ -202,12 +202,13 @@ impl Builtin {
         }
     }
 
-    /// The object as Go's decoder and encoder leave it: struct fields Go always writes
-    /// present (see [`Builtin::add_zero_fields`]), and `MicroTime` fields read as Go reads
-    /// them and written back in UTC with six fractional digits. The error is Go's parse
-    /// error.
-    pub fn decode(self, schema: &Value, object: &mut Value) -> Result<(), String> {
+    /// The object as Go's decoder leaves it: struct fields Go always writes present (see
+    /// [`Builtin::add_zero_fields`]), the kind's defaulters run (`version` is the request's),
+    /// and `MicroTime` fields read as Go reads them and written back in UTC with six
+    /// fractional digits. The error is Go's parse error.
+    pub fn decode(self, version: &str, schema: &Value, object: &mut Value) -> Result<(), String> {
         self.add_zero_fields(schema, object);
+        defaults::apply(&self.0.group, version, &self.0.kind, object);
         for path in self.micro_times() {
             let pointer: String = path.iter().map(|key| format!("/{key}")).collect();
             if let Some(Value::String(s)) = object.pointer_mut(&pointer) {
@@ -215,6 +216,21 @@ impl Builtin {
             }
         }
         Ok(())
+    }
+
+    /// The registry strategy's `PrepareForCreate` (the object has its name and uid).
+    pub fn prepare_for_create(self, version: &str, object: &mut Value) {
+        strategy::prepare_for_create(&self.0.group, version, &self.0.kind, object);
+    }
+
+    /// The registry strategy's `PrepareForUpdate` of the main resource.
+    pub fn prepare_for_update(self, version: &str, object: &mut Value, old: &Value) {
+        strategy::prepare_for_update(&self.0.group, version, &self.0.kind, object, old);
+    }
+
+    /// Whether this is the core Service, whose addresses and ports are allocated.
+    pub fn is_service(self) -> bool {
+        self.is("", "Service")
     }
 
     /// Adds the fields a Go object of this kind always has, as Go writes them when unset (see

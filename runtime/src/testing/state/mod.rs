@@ -12,6 +12,7 @@ use super::status::ApiError;
 use crate::resource::{ResourceInfo, ScaleInfo, Scope};
 use crate::schema::defaulting::{apply_defaults, drop_nulls};
 use crate::selector::{FieldSelector, LabelSelector};
+use crate::testing::builtin::strategy::service::{AllocationError, ServiceAllocator};
 use crate::validation::{BadValue, FieldError, ResourceValidator};
 
 mod admission;
@@ -232,6 +233,8 @@ pub enum Change {
     JsonPatch(super::jsonpatch::Patch, Vec<String>),
     /// `application/apply-patch+yaml`, and the keys it sets twice (strict decoding's lines).
     Apply(Value, Vec<String>),
+    /// `application/strategic-merge-patch+json` (built-in kinds).
+    Strategic(Value),
 }
 
 pub(super) type Key = (usize, String, String);
@@ -252,6 +255,8 @@ pub struct State {
     events: VecDeque<Event>,
     /// How many events are kept for watches that resume from a resourceVersion.
     pub window: usize,
+    /// The Services' cluster IPs and node ports.
+    services: ServiceAllocator,
     /// The newest resourceVersion no longer in the window: older watches get 410 Gone.
     compacted: u64,
     pub watchers: Vec<Watcher>,
@@ -322,6 +327,7 @@ impl State {
             objects: BTreeMap::new(),
             events: VecDeque::new(),
             window: 1000,
+            services: ServiceAllocator::default(),
             compacted: 0,
             watchers: Vec::new(),
             watch_queue: 1024,
@@ -337,6 +343,19 @@ impl State {
 
     pub fn resource_version(&self) -> u64 {
         self.rv
+    }
+
+    /// Whether `t` addresses the core Service kind.
+    fn is_service(&self, t: &Target) -> bool {
+        self.entry(t).builtin.is_some_and(Builtin::is_service)
+    }
+
+    /// A Service allocator's refusal, as the apiserver answers it.
+    fn allocation_error(&self, t: &Target, object: &Value, e: AllocationError) -> ApiError {
+        match e {
+            AllocationError::Invalid(errors) => self.invalid(t, object, &errors),
+            AllocationError::Internal(message) => ApiError::internal_error(message),
+        }
     }
 
     fn entry(&self, t: &Target) -> &KindEntry {
@@ -549,7 +568,7 @@ impl State {
         crate::validation::request::prepare(&self.version(t).schema, object);
         if let Some(builtin) = self.entry(t).builtin {
             builtin
-                .decode(&self.version(t).schema, object)
+                .decode(&t.version, &self.version(t).schema, object)
                 .map_err(|why| {
                     let kind = self.entry(t).kind;
                     ApiError::bad_request(format!(
@@ -751,6 +770,9 @@ impl State {
         if !held {
             if !w.dry_run {
                 self.remove(key);
+                if self.is_service(t) {
+                    self.services.release(&existing);
+                }
             }
             return Ok(Deletion::Gone(self.present(t, &existing)?));
         }

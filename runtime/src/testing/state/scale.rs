@@ -58,7 +58,8 @@ impl State {
         }
         let (mut scale, applied) = match change {
             Change::Replace(body) => (body, false),
-            Change::MergePatch(p, _) => {
+            // A Scale has no patch strategies: a strategic merge is a merge.
+            Change::MergePatch(p, _) | Change::Strategic(p) => {
                 let mut s = live.clone();
                 crate::testing::jsonpatch::merge(&mut s, &p);
                 (s, false)

@@ -17,8 +17,27 @@ impl State {
     }
 
     /// Creates an object; `applied` holds the managed fields of an apply that creates it
-    /// (otherwise the create is tracked as an Update).
+    /// (otherwise the create is tracked as an Update). A Service's addresses and ports are
+    /// given back when the create fails or is a dry run.
     fn create_object(
+        &mut self,
+        t: &Target,
+        body: Value,
+        w: &WriteOptions,
+        applied: Option<Value>,
+        warnings: &mut Vec<String>,
+    ) -> Result<Value, ApiError> {
+        let services = self.is_service(t).then(|| self.services.clone());
+        let created = self.create_unallocated(t, body, w, applied, warnings);
+        if let Some(services) = services
+            && (created.is_err() || w.dry_run)
+        {
+            self.services = services;
+        }
+        created
+    }
+
+    fn create_unallocated(
         &mut self,
         t: &Target,
         mut body: Value,
@@ -69,7 +88,7 @@ impl State {
         let requested_managed_fields = body["metadata"].get("managedFields").cloned();
         let requested_rv = meta_str(&body, "resourceVersion").unwrap_or("").to_owned();
         let applied_create = applied.as_ref().map(|_| ());
-        // Custom resources get a generation; the built-in kinds served here have none.
+        // Custom resources get a generation here; a built-in kind's strategy sets its own.
         let generation = self.entry(t).builtin.is_none();
         let uid = format!("00000000-0000-4000-8000-{:012x}", self.sequence);
         // An apply that creates goes through the update path's `BeforeCreate`, which does not
@@ -106,6 +125,15 @@ impl State {
         }
         if let Some(mutated) = self.admit_create(t, &body, &sent_name, w, warnings)? {
             body = mutated;
+        }
+        if let Some(builtin) = self.entry(t).builtin {
+            builtin.prepare_for_create(&t.version, &mut body);
+            if builtin.is_service() {
+                let mut services = std::mem::take(&mut self.services);
+                let allocated = services.allocate(&mut body);
+                self.services = services;
+                allocated.map_err(|e| self.allocation_error(t, &body, e))?;
+            }
         }
         self.validate(t, &body, Admission::Create, warnings)?;
         let review = admission::Review::create(&body, w);
@@ -221,6 +249,14 @@ impl State {
                 warnings.extend(self.decode_patched(t, &mut doc, &complaints, w)?);
                 (doc, false)
             }
+            Change::Strategic(mut patch) => {
+                let schema = &self.version(t).schema;
+                let mut doc =
+                    crate::testing::smp::apply_leaving_patch(&existing, &mut patch, schema)
+                        .map_err(|e| e.api_error())?;
+                warnings.extend(self.decode_patched(t, &mut doc, &[], w)?);
+                (doc, false)
+            }
             Change::JsonPatch(patch, complaints) => {
                 let mut doc = existing.clone();
                 patch
@@ -293,11 +329,28 @@ impl State {
         }
         // The strategy's PrepareForUpdate, after mutating admission: spec changes bump the
         // generation.
-        let spec_changed = without(&result, &["metadata", "status"])
-            != without(&existing, &["metadata", "status"]);
-        if spec_changed && !status_only && self.entry(t).builtin.is_none() {
-            let generation = existing["metadata"]["generation"].as_i64().unwrap_or(1);
-            result["metadata"]["generation"] = json!(generation + 1);
+        let mut allocated = None;
+        match self.entry(t).builtin {
+            Some(builtin) if !status_only => {
+                builtin.prepare_for_update(&t.version, &mut result, &existing);
+                // The allocation is kept once the update is stored.
+                if builtin.is_service() {
+                    let mut services = self.services.clone();
+                    services
+                        .update(&mut result, &existing)
+                        .map_err(|e| self.allocation_error(t, &result, e))?;
+                    allocated = Some(services);
+                }
+            }
+            Some(_) => {}
+            None => {
+                let spec_changed = without(&result, &["metadata", "status"])
+                    != without(&existing, &["metadata", "status"]);
+                if spec_changed && !status_only {
+                    let generation = existing["metadata"]["generation"].as_i64().unwrap_or(1);
+                    result["metadata"]["generation"] = json!(generation + 1);
+                }
+            }
         }
         let admission = if status_only {
             Admission::Status(&existing)
@@ -328,6 +381,9 @@ impl State {
             if let Some(removed) = self.remove(key) {
                 result["metadata"]["resourceVersion"] =
                     removed["metadata"]["resourceVersion"].clone();
+                if self.is_service(t) {
+                    self.services.release(&removed);
+                }
             }
             return Ok((200, self.present(t, &result)?));
         }
@@ -335,6 +391,9 @@ impl State {
         self.fit_storage(&key, &mut stored, Some(&current_rv), !applied)?;
         let old = self.objects.get(&key).cloned();
         let stored = self.commit(key, stored, old);
+        if let Some(services) = allocated {
+            self.services = services;
+        }
         Ok((200, self.present(t, &stored)?))
     }
 }

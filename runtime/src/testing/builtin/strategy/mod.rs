@@ -172,18 +172,6 @@ pub fn prepare_for_update(group: &str, version: &str, kind: &str, object: &mut V
     }
 }
 
-/// `PrepareForUpdate` of the status strategy. For the kinds ported here it changes
-/// nothing beyond what the server already does (keep the stored spec and metadata).
-pub fn prepare_for_status_update(
-    group: &str,
-    version: &str,
-    kind: &str,
-    object: &mut Value,
-    old: &Value,
-) {
-    let _ = (group, version, kind, object, old);
-}
-
 /// The annotation that carries a DaemonSet's template generation in apps/v1.
 const TEMPLATE_GENERATION: &str = "deprecated.daemonset.template.generation";
 
