@@ -146,7 +146,7 @@ fn target_ref(reference: &Value, path: &str) -> Vec<FieldError> {
             ));
         }
         [group, version] if !group.is_empty() && !version.is_empty() => {}
-        [group, _] if group.is_empty() => errs.push(FieldError::invalid(
+        ["", _] => errs.push(FieldError::invalid(
             &p,
             BadValue::str(api_version),
             "apiVersion must specify API group",

@@ -6,7 +6,7 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::validation::field::{child, index};
 use crate::validation::names::{label_value, qualified_name};
@@ -49,10 +49,31 @@ pub(super) fn get<'v>(object: &'v Value, key: &str) -> &'v Value {
     object.get(key).unwrap_or(&Value::Null)
 }
 
-/// Whether two optional values are the same Go value: a missing field and `null` are one
-/// nil, and so are a missing map or list and an empty one when `empty_is_nil`.
-pub(super) fn same(a: &Value, b: &Value) -> bool {
-    a == b
+/// Owned copies of `values` (the supported values of a `NotSupported` error).
+pub(super) fn strings(values: &[&str]) -> Vec<String> {
+    values.iter().map(|s| (*s).to_owned()).collect()
+}
+
+/// An enum field that must be set to one of `values` (`Required` when empty).
+pub(super) fn enum_required(
+    object: &Value,
+    key: &str,
+    path: &str,
+    values: &[&str],
+) -> Option<FieldError> {
+    let value = text(object, key);
+    let path = child(path, key);
+    if value.is_empty() {
+        Some(FieldError::required(&path, ""))
+    } else if !values.contains(&value) {
+        Some(FieldError::not_supported(
+            &path,
+            BadValue::str(value),
+            &strings(values),
+        ))
+    } else {
+        None
+    }
 }
 
 /// `ValidateNonnegativeField`.
@@ -409,11 +430,6 @@ pub(super) fn go_struct(fields: &[(&str, Value)]) -> BadValue {
     }
     out.push('}');
     BadValue::Marshalled(out)
-}
-
-/// An empty JSON object.
-pub(super) fn empty_object() -> Value {
-    Value::Object(Map::new())
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ mod apps;
 mod autoscaling;
 mod batch;
 mod common;
+mod container;
 mod coordination;
 mod core;
 mod cron;
@@ -27,11 +28,10 @@ mod pod;
 mod policy;
 mod quantity;
 mod rbac;
+mod service;
 
 #[cfg(test)]
 mod tests;
-
-pub(crate) use batch::generate_selector;
 
 use serde_json::Value;
 
@@ -80,6 +80,13 @@ pub fn validate(
         _ => None,
     };
     own.unwrap_or_else(|| meta.first(write, Vec::new()))
+}
+
+/// The Job strategy's selector generation (`generateSelector`), which Go runs inside
+/// `Validate` because it needs the UID: [`validate`] runs it on a copy of a Job being
+/// created without `manualSelector`, so the server must run it on the Job it stores too.
+pub fn generate_job_selector(job: &mut Value) {
+    batch::generate_selector(job);
 }
 
 /// The group the apiserver's `Invalid` status names for `group` `kind`: its own, except for

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::common::{get, int, label_selector, list, port_name, port_num, set, text};
+use super::common::{get, int, label_selector, list, port_name, port_num, set, strings, text};
 use super::{Meta, Write};
 use crate::validation::field::{child, index};
 use crate::validation::names::{dns1123_label, dns1123_subdomain};
@@ -24,10 +24,6 @@ pub(super) fn validate(
         _ => return None,
     };
     Some(meta.first(write, own))
-}
-
-fn strings(values: &[&str]) -> Vec<String> {
-    values.iter().map(|s| (*s).to_owned()).collect()
 }
 
 /// `ValidateIngressSpec`.
