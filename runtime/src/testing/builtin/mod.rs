@@ -32,7 +32,6 @@ pub struct Resource {
     pub categories: Vec<String>,
     /// Discovery's verbs: a resource without `list` is a virtual one (reviews, Binding).
     pub verbs: Vec<String>,
-    pub storage_version_hash: String,
     /// Whether this is the group's preferred version.
     pub preferred: bool,
     pub subresources: Vec<Subresource>,
@@ -49,11 +48,8 @@ pub struct Resource {
 #[derive(Debug, Deserialize)]
 pub struct Subresource {
     pub name: String,
-    /// The kind it answers with, and its group and version when that is another group's
-    /// (the autoscaling/v1 Scale of `/scale`).
+    /// The kind it answers with.
     pub kind: String,
-    pub group: Option<String>,
-    pub version: Option<String>,
     pub verbs: Vec<String>,
 }
 

@@ -17,8 +17,8 @@ use crate::resource::{ScaleInfo, Scope};
 use crate::testing::builtin::validate::{self, Write};
 use crate::testing::builtin::{self, Resource, defaults, strategy};
 use crate::validation::decode::gotime;
-use crate::validation::names::{dns1123_subdomain, qualified_name};
-use crate::validation::{BadValue, FieldError, ResourceValidator};
+use crate::validation::names::NameRule;
+use crate::validation::{FieldError, ResourceValidator, objectmeta};
 
 /// A built-in kind: the resource of the built-in API serving it (its preferred version's).
 #[derive(Clone, Copy, Debug)]
@@ -183,13 +183,10 @@ impl Builtin {
         self.0.group == group && self.0.kind == kind
     }
 
-    /// The group `Invalid` errors name: the apiserver validates an events.k8s.io Event as
-    /// the internal core Event (`Event "x" is invalid`, no group).
+    /// The group `Invalid` errors name (an events.k8s.io Event is validated as the core
+    /// Event, with no group).
     pub fn error_group(self) -> &'static str {
-        if self.is("events.k8s.io", "Event") {
-            return "";
-        }
-        &self.0.group
+        validate::error_group(&self.0.group, &self.0.kind)
     }
 
     /// The `MicroTime` fields, as paths of keys.
@@ -228,6 +225,19 @@ impl Builtin {
         strategy::prepare_for_update(&self.0.group, version, &self.0.kind, object, old);
     }
 
+    /// The field labels a list or watch of this kind may select on.
+    pub fn field_selectors(self) -> &'static [String] {
+        self.0.field_selectors.as_deref().unwrap_or_default()
+    }
+
+    /// The apiserver's refusal of field label `label`.
+    pub fn field_selector_refusal(self, label: &str) -> String {
+        match &self.0.field_selector_refusal {
+            Some(text) => text.replace("{label}", label),
+            None => format!("field label not supported: {label}"),
+        }
+    }
+
     /// Whether this is the core Service, whose addresses and ports are allocated.
     pub fn is_service(self) -> bool {
         self.is("", "Service")
@@ -252,186 +262,33 @@ impl Builtin {
         }
     }
 
-    /// The registry strategy's validation of a write: the object's metadata with the kind's
-    /// name rule and its own checks, in the apiserver's order.
+    /// The checks of a write, as the registry runs them: on create the strategy's
+    /// `Validate`, then (when it passed) the generic object-metadata checks; on an update
+    /// the generic metadata checks, then the strategy's.
     pub fn validate(self, version: &str, object: &Value, write: Admission<'_>) -> Vec<FieldError> {
         let r = self.0;
-        let write = match write {
-            Admission::Create => Write::Create,
-            Admission::Update(old) => Write::Update(old),
-            Admission::Status(old) => Write::Status(old),
-        };
-        let mut errors =
-            validate::validate(&r.group, version, &r.kind, r.namespaced, object, write);
-        match (r.group.as_str(), r.kind.as_str(), write) {
-            ("coordination.k8s.io", "Lease", _) => errors.extend(lease(&object["spec"])),
-            ("events.k8s.io", "Event", Write::Create) => errors.extend(event_create(object)),
-            ("events.k8s.io", "Event", Write::Update(old) | Write::Status(old)) => {
-                errors.extend(event_update(object, old))
+        let meta = &object["metadata"];
+        let common = || objectmeta::validate(meta, r.namespaced, NameRule::PathSegment, "metadata");
+        let strategy =
+            |write| validate::validate(&r.group, version, &r.kind, r.namespaced, object, write);
+        match write {
+            Admission::Create => {
+                let errors = strategy(Write::Create);
+                if errors.is_empty() { common() } else { errors }
             }
-            _ => {}
-        }
-        errors
-    }
-}
-
-/// `ValidateLeaseSpec`, without the coordinated-election fields (their feature gate is off
-/// by default, and the apiserver drops them).
-fn lease(spec: &Value) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    if let Some(d) = spec["leaseDurationSeconds"].as_i64().filter(|d| *d <= 0) {
-        errors.push(FieldError::invalid(
-            "spec.leaseDurationSeconds",
-            BadValue::Int(d),
-            "must be greater than 0",
-        ));
-    }
-    if let Some(t) = spec["leaseTransitions"].as_i64().filter(|t| *t < 0) {
-        errors.push(FieldError::invalid(
-            "spec.leaseTransitions",
-            BadValue::Int(t),
-            "must be greater than or equal to 0",
-        ));
-    }
-    errors
-}
-
-fn text<'v>(object: &'v Value, key: &str) -> &'v str {
-    object[key].as_str().unwrap_or("")
-}
-
-/// `ValidateEventCreate` for an events.k8s.io/v1 request. The apiserver validates the
-/// internal (core) Event, so some paths name its fields: `message` for `note`,
-/// `involvedObject` for `regarding`.
-fn event_create(event: &Value) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    let namespace = event["metadata"]["namespace"].as_str().unwrap_or("");
-    let has_time = event["eventTime"].is_string();
-    let regarding_ns = event["regarding"]["namespace"].as_str().unwrap_or("");
-    // legacyValidateEvent, for an event with an eventTime (one without is refused below).
-    if has_time {
-        if regarding_ns.is_empty() && namespace != "default" && namespace != "kube-system" {
-            errors.push(FieldError::invalid(
-                "involvedObject.namespace",
-                BadValue::str(regarding_ns),
-                "does not match event.namespace",
-            ));
-        }
-        let controller = text(event, "reportingController");
-        if controller.is_empty() {
-            errors.push(FieldError::required("reportingController", ""));
-        }
-        for msg in qualified_name(controller) {
-            errors.push(FieldError::invalid(
-                "reportingController",
-                BadValue::str(controller),
-                msg,
-            ));
-        }
-        for (key, path, limit) in [
-            ("reportingInstance", "reportingInstance", 128),
-            ("action", "action", 128),
-            ("reason", "reason", 128),
-        ] {
-            let value = text(event, key);
-            if value.is_empty() {
-                errors.push(FieldError::required(path, ""));
-            }
-            if value.len() > limit {
-                errors.push(too_long(path, limit));
+            Admission::Update(old) | Admission::Status(old) => {
+                let mut errors = common();
+                errors.extend(objectmeta::validate_update(
+                    meta,
+                    &old["metadata"],
+                    "metadata",
+                ));
+                errors.extend(strategy(match write {
+                    Admission::Status(_) => Write::Status(old),
+                    _ => Write::Update(old),
+                }));
+                errors
             }
         }
-        if text(event, "note").len() > 1024 {
-            errors.push(too_long("message", 1024));
-        }
-    } else if regarding_ns.is_empty() {
-        if !namespace.is_empty() && namespace != "default" {
-            errors.push(mismatched_namespace(regarding_ns));
-        }
-    } else if namespace != regarding_ns {
-        errors.push(mismatched_namespace(regarding_ns));
     }
-    for msg in dns1123_subdomain(namespace) {
-        errors.push(FieldError::invalid(
-            "namespace",
-            BadValue::str(namespace),
-            msg,
-        ));
-    }
-    errors.extend(series(event));
-    if !has_time {
-        errors.push(FieldError::required("eventTime", ""));
-    }
-    let kind = text(event, "type");
-    if kind != "Normal" && kind != "Warning" {
-        errors.push(FieldError::invalid(
-            "type",
-            BadValue::str(""),
-            format!("has invalid value: {kind}"),
-        ));
-    }
-    errors
-}
-
-fn mismatched_namespace(regarding_ns: &str) -> FieldError {
-    FieldError::invalid(
-        "involvedObject.namespace",
-        BadValue::str(regarding_ns),
-        "does not match event.namespace",
-    )
-}
-
-fn too_long(path: &str, limit: usize) -> FieldError {
-    FieldError::invalid(
-        path,
-        BadValue::str(""),
-        format!("can have at most {limit} characters"),
-    )
-}
-
-/// `validateV1EventSeries`.
-fn series(event: &Value) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    let series = &event["series"];
-    if series.is_object() {
-        if series["count"].as_i64().unwrap_or(0) < 2 {
-            errors.push(FieldError::invalid(
-                "series.count",
-                BadValue::str(""),
-                "should be at least 2",
-            ));
-        }
-        if !series["lastObservedTime"].is_string() {
-            errors.push(FieldError::required("series.lastObservedTime", ""));
-        }
-    }
-    errors
-}
-
-/// `ValidateEventUpdate` for an events.k8s.io/v1 request: the series, if it changed, and the
-/// fields an event may not change (the string ones; see the README for what is not checked).
-fn event_update(event: &Value, old: &Value) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    if event["series"] != old["series"] {
-        errors.extend(series(event));
-    }
-    // The apiserver checks `reason` twice.
-    for (key, path) in [
-        ("reason", "reason"),
-        ("note", "message"),
-        ("reason", "reason"),
-        ("type", "type"),
-        ("action", "action"),
-        ("reportingController", "reportingController"),
-        ("reportingInstance", "reportingInstance"),
-    ] {
-        if event[key] != old[key] {
-            errors.push(FieldError::invalid(
-                path,
-                BadValue::str(text(event, key)),
-                "field is immutable",
-            ));
-        }
-    }
-    errors
 }

@@ -11,7 +11,7 @@ use super::decode::FieldValidation;
 use super::status::ApiError;
 use crate::resource::{ResourceInfo, ScaleInfo, Scope};
 use crate::schema::defaulting::{apply_defaults, drop_nulls};
-use crate::selector::{FieldSelector, LabelSelector};
+use crate::selector::{FieldSelector, FieldSelectorError, LabelSelector};
 use crate::testing::builtin::strategy::service::{AllocationError, ServiceAllocator};
 use crate::validation::{BadValue, FieldError, ResourceValidator};
 
@@ -391,6 +391,9 @@ impl State {
     /// The field labels a kind's field selectors may name: as for the apiserver, the name,
     /// the namespace of namespaced kinds, and the version's selectable fields.
     fn allowed_fields(&self, t: &Target) -> Vec<String> {
+        if let Some(builtin) = self.entry(t).builtin {
+            return builtin.field_selectors().to_vec();
+        }
         let mut allowed = vec!["metadata.name".to_string()];
         if self.entry(t).scope == Scope::Namespaced {
             allowed.push("metadata.namespace".to_string());
@@ -426,7 +429,13 @@ impl State {
             param("fieldSelector").unwrap_or(""),
             &self.allowed_fields(t),
         )
-        .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        .map_err(|e| match (e, self.entry(t).builtin) {
+            // A built-in kind's field-label conversion words its refusal its own way.
+            (FieldSelectorError::UnsupportedField(label), Some(builtin)) => {
+                ApiError::bad_request(builtin.field_selector_refusal(&label))
+            }
+            (e, _) => ApiError::bad_request(e.to_string()),
+        })?;
         let resource_version = param("resourceVersion").unwrap_or("");
         let continue_token = param("continue").unwrap_or("");
         let errors = list_options_errors(

@@ -82,13 +82,6 @@ pub fn validate(
     own.unwrap_or_else(|| meta.first(write, Vec::new()))
 }
 
-/// The Job strategy's selector generation (`generateSelector`), which Go runs inside
-/// `Validate` because it needs the UID: [`validate`] runs it on a copy of a Job being
-/// created without `manualSelector`, so the server must run it on the Job it stores too.
-pub fn generate_job_selector(job: &mut Value) {
-    batch::generate_selector(job);
-}
-
 /// The group the apiserver's `Invalid` status names for `group` `kind`: its own, except for
 /// events.k8s.io Events, which are validated as the core Event (`Event "x" is invalid`).
 pub fn error_group<'g>(group: &'g str, kind: &str) -> &'g str {
