@@ -95,7 +95,8 @@ pub fn builtin_body(
 /// produced, decoded and coerced as the apiserver decodes it: its apiVersion and kind read
 /// first, then the schema of the version it names applied (`schema` gives it).
 /// `patch_errors` are the strict decoder's complaints about the patch itself. Failures are
-/// `Invalid` causes on `patch`, quoting the patched object.
+/// `Invalid` causes on `patch`, quoting the patched object, or what `quoted` gives (a
+/// strategic merge patch's failures quote the patch as Go prints a map).
 pub fn patched_object<'s>(
     doc: &mut Value,
     kind: &str,
@@ -103,11 +104,18 @@ pub fn patched_object<'s>(
     schema: impl Fn(&str) -> Option<&'s Value>,
     patch_errors: &[String],
     directive: FieldValidation,
+    quoted: Option<&str>,
 ) -> Result<Vec<String>, ApiError> {
     // Failures quote the patched object as it was before coercion; it is written out only
     // when something fails.
     let patched = doc.clone();
-    let invalid = |why: String| invalid_patch(&patched, why);
+    let invalid = |why: String| match quoted {
+        Some(text) => {
+            let error = FieldError::invalid("patch", BadValue::str(text), why);
+            ApiError::invalid("", "", "", &[error])
+        }
+        None => invalid_patch(&patched, why),
+    };
     shared::patched_type_meta(doc).map_err(&invalid)?;
     let unknown = shared::coerce_as_named(doc, kind, api_version, schema).map_err(&invalid)?;
     let mut strict = patch_errors.to_vec();

@@ -48,8 +48,6 @@ pub struct Resource {
 #[derive(Debug, Deserialize)]
 pub struct Subresource {
     pub name: String,
-    /// The kind it answers with.
-    pub kind: String,
     pub verbs: Vec<String>,
 }
 
@@ -100,18 +98,11 @@ pub fn resource_list(group_version: &str) -> Option<&'static [Value]> {
 }
 
 /// The built-in resource `group/version` `resource`.
+#[cfg(test)]
 pub fn resource(group: &str, version: &str, resource: &str) -> Option<&'static Resource> {
     resources()
         .iter()
         .find(|r| r.group == group && r.version == version && r.resource == resource)
-}
-
-/// The built-in resource serving `group/version` `kind` (its preferred resource, for the
-/// one kind two resources serve).
-pub fn resource_of_kind(group: &str, version: &str, kind: &str) -> Option<&'static Resource> {
-    resources()
-        .iter()
-        .find(|r| r.group == group && r.version == version && r.kind == kind)
 }
 
 /// The OpenAPI definition `name` (as `io.k8s.api.apps.v1.Deployment`) with its references
@@ -180,8 +171,8 @@ mod tests {
         let deployments = resource("apps", "v1", "deployments").unwrap();
         assert_eq!(deployments.kind, "Deployment");
         assert_eq!(deployments.short_names, ["deploy"]);
-        assert_eq!(deployments.subresource("scale").unwrap().kind, "Scale");
-        let hpa = resource_of_kind("autoscaling", "v2", "HorizontalPodAutoscaler").unwrap();
+        assert_eq!(deployments.subresource("scale").unwrap().verbs, ["get", "patch", "update"]);
+        let hpa = resource("autoscaling", "v2", "horizontalpodautoscalers").unwrap();
         assert!(hpa.preferred);
     }
 

@@ -68,6 +68,7 @@ pub enum SmpError {
 
 impl SmpError {
     /// The HTTP status code the apiserver answers with.
+    #[cfg(test)]
     pub fn code(&self) -> u16 {
         match self {
             SmpError::BadRequest(_) => 400,
@@ -95,6 +96,7 @@ pub const PANIC_BODY: &str =
 /// `original` patched by `patch` as the apiserver's strategicpatch package does for a
 /// built-in kind whose OpenAPI v3 schema (references resolved, see `builtin::resolve`) is
 /// `schema`.
+#[cfg(test)]
 pub fn apply(original: &Value, patch: &Value, schema: &Value) -> Result<Value, SmpError> {
     let mut patch = patch.clone();
     apply_leaving_patch(original, &mut patch, schema)

@@ -246,7 +246,7 @@ impl State {
             Change::MergePatch(patch, complaints) => {
                 let mut doc = existing.clone();
                 crate::testing::jsonpatch::merge(&mut doc, &patch);
-                warnings.extend(self.decode_patched(t, &mut doc, &complaints, w)?);
+                warnings.extend(self.decode_patched(t, &mut doc, &complaints, w, None)?);
                 (doc, false)
             }
             Change::Strategic(mut patch) => {
@@ -254,7 +254,8 @@ impl State {
                 let mut doc =
                     crate::testing::smp::apply_leaving_patch(&existing, &mut patch, schema)
                         .map_err(|e| e.api_error())?;
-                warnings.extend(self.decode_patched(t, &mut doc, &[], w)?);
+                let quoted = crate::testing::smp::patch_value_for_message(&patch);
+                warnings.extend(self.decode_patched(t, &mut doc, &[], w, Some(&quoted))?);
                 (doc, false)
             }
             Change::JsonPatch(patch, complaints) => {
@@ -262,7 +263,7 @@ impl State {
                 patch
                     .apply(&mut doc)
                     .map_err(|_| ApiError::patch_not_applicable())?;
-                warnings.extend(self.decode_patched(t, &mut doc, &complaints, w)?);
+                warnings.extend(self.decode_patched(t, &mut doc, &complaints, w, None)?);
                 (doc, false)
             }
             Change::Apply(applied, duplicates) => {
@@ -455,6 +456,7 @@ impl State {
         doc: &mut Value,
         patch_errors: &[String],
         w: &WriteOptions,
+        quoted: Option<&str>,
     ) -> Result<Vec<String>, ApiError> {
         let e = self.entry(t);
         decode::patched_object(
@@ -464,6 +466,7 @@ impl State {
             |version| e.version(version).map(|v| &v.schema),
             patch_errors,
             w.field_validation,
+            quoted,
         )
     }
 

@@ -54,7 +54,7 @@ fn recorded(case: &str) -> Recorded {
 
 /// The object the in-memory server would answer, and the recorded answer, both blanked.
 fn replay(case: &str) -> (Value, Value) {
-    replay_with(case, &mut ServiceAllocator::new())
+    replay_with(case, &mut ServiceAllocator::default())
 }
 
 fn replay_with(case: &str, allocator: &mut ServiceAllocator) -> (Value, Value) {
@@ -225,7 +225,7 @@ fn jobs() {
 
 #[test]
 fn services() {
-    let mut allocator = ServiceAllocator::new();
+    let mut allocator = ServiceAllocator::default();
     for case in [
         "service",
         "service-clientip",

@@ -49,11 +49,6 @@ pub struct ServiceAllocator {
 }
 
 impl ServiceAllocator {
-    /// Allocators with nothing allocated.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// `allocateCreate`: the IP family fields, the cluster IPs (the requested ones, or the
     /// next free one) and the node ports of NodePort and LoadBalancer Services (and the
     /// health check node port of a LoadBalancer with `externalTrafficPolicy: Local`).
@@ -559,7 +554,7 @@ mod tests {
 
     #[test]
     fn addresses_come_from_the_upper_band_first_and_requests_are_honoured() {
-        let mut alloc = ServiceAllocator::new();
+        let mut alloc = ServiceAllocator::default();
         let mut kubernetes = service(
             json!({"type": "ClusterIP", "clusterIP": "10.0.0.1", "clusterIPs": ["10.0.0.1"]}),
         );
@@ -588,7 +583,7 @@ mod tests {
 
     #[test]
     fn node_ports_are_allocated_shared_and_released() {
-        let mut alloc = ServiceAllocator::new();
+        let mut alloc = ServiceAllocator::default();
         let mut np = service(json!({"type": "NodePort", "ports": [
             {"name": "dns-tcp", "port": 53, "protocol": "TCP"},
             {"name": "dns-udp", "port": 53, "protocol": "UDP"},
@@ -624,7 +619,7 @@ mod tests {
 
     #[test]
     fn a_local_load_balancer_gets_a_health_check_port() {
-        let mut alloc = ServiceAllocator::new();
+        let mut alloc = ServiceAllocator::default();
         let mut lb = service(
             json!({"type": "LoadBalancer", "externalTrafficPolicy": "Local", "ports": [{"port": 80}]}),
         );
@@ -637,7 +632,7 @@ mod tests {
 
     #[test]
     fn a_type_change_drops_what_the_old_type_was_given() {
-        let mut alloc = ServiceAllocator::new();
+        let mut alloc = ServiceAllocator::default();
         let mut old = service(
             json!({"type": "LoadBalancer", "externalTrafficPolicy": "Cluster",
             "allocateLoadBalancerNodePorts": true, "ports": [{"port": 80}]}),
@@ -667,7 +662,7 @@ mod tests {
 
     #[test]
     fn headless_services_get_no_address() {
-        let mut alloc = ServiceAllocator::new();
+        let mut alloc = ServiceAllocator::default();
         let mut headless =
             service(json!({"type": "ClusterIP", "clusterIP": "None", "clusterIPs": ["None"]}));
         alloc.allocate(&mut headless).unwrap();
