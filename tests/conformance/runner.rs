@@ -371,7 +371,8 @@ fn normalize_uri(uri: &str) -> String {
 }
 
 /// Blanks what differs between any two servers by design: uids, resourceVersions,
-/// timestamps, the namespace's name (different per run), continue tokens.
+/// timestamps, the namespace's name (different per run), continue tokens, and what the
+/// apiserver allocates at random (cluster IPs, node ports, generated volume names).
 pub fn normalize(mut value: Value, namespace: &str, uids: &[String]) -> Value {
     blank(&mut value, namespace, uids);
     if value["kind"] == "Status" {
@@ -507,6 +508,10 @@ fn blank(value: &mut Value, namespace: &str, uids: &[String]) {
                     "continue" if v.as_str().is_some_and(|s| !s.is_empty()) => {
                         *v = json!("<continue>")
                     }
+                    // Allocated at random by the apiserver (a Service's node ports), or its
+                    // own address (discovery's `serverAddress`).
+                    "nodePort" | "healthCheckNodePort" if v.is_number() => *v = json!("<port>"),
+                    "serverAddress" if v.is_string() => *v = json!("<address>"),
                     "managedFields" if v.is_array() => {
                         blank(v, namespace, uids);
                         order_managed_fields(v);
@@ -524,6 +529,29 @@ fn blank(value: &mut Value, namespace: &str, uids: &[String]) {
             }
             if s.contains(namespace) {
                 *s = s.replace(namespace, "{ns}");
+            }
+            // What the apiserver picks at random: a Service's cluster IP (in its
+            // 10.0.0.0/24), a Pod's token volume's suffix, a uid in a message (a Job's
+            // generated selector names the uid of a Job that was refused).
+            static RANDOM: std::sync::LazyLock<[(regex::Regex, &str); 3]> =
+                std::sync::LazyLock::new(|| {
+                    let re = |p: &str| regex::Regex::new(p).unwrap();
+                    [
+                        (re(r"\b10\.0\.0\.\d{1,3}\b"), "<cluster-ip>"),
+                        (
+                            re(r"kube-api-access-[a-z0-9]{5}"),
+                            "kube-api-access-<suffix>",
+                        ),
+                        (
+                            re(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+                            "<uid>",
+                        ),
+                    ]
+                });
+            for (re, replacement) in RANDOM.iter() {
+                if re.is_match(s) {
+                    *s = re.replace_all(s, *replacement).into_owned();
+                }
             }
             // A message quoting a whole object (a patch that did not decode) carries its
             // timestamps and resourceVersion.

@@ -20,13 +20,18 @@ pub struct Res {
 }
 
 impl Res {
+    /// The group-version's path: `/api/v1` for the core group, `/apis/<group>/<version>`.
+    fn root(&self) -> String {
+        match self.group {
+            "" => format!("/api/{}", self.version),
+            group => format!("/apis/{group}/{}", self.version),
+        }
+    }
+
     pub fn collection(&self) -> String {
         match self.namespaced {
-            true => format!(
-                "/apis/{}/{}/namespaces/{{ns}}/{}",
-                self.group, self.version, self.plural
-            ),
-            false => format!("/apis/{}/{}/{}", self.group, self.version, self.plural),
+            true => format!("{}/namespaces/{{ns}}/{}", self.root(), self.plural),
+            false => format!("{}/{}", self.root(), self.plural),
         }
     }
 
@@ -35,7 +40,10 @@ impl Res {
     }
 
     pub fn api_version(&self) -> String {
-        format!("{}/{}", self.group, self.version)
+        match self.group {
+            "" => self.version.to_owned(),
+            group => format!("{group}/{}", self.version),
+        }
     }
 }
 
@@ -79,6 +87,7 @@ pub const JSON: &str = "application/json";
 pub const MERGE: &str = "application/merge-patch+json";
 pub const JSON_PATCH: &str = "application/json-patch+json";
 pub const APPLY: &str = "application/apply-patch+yaml";
+pub const STRATEGIC: &str = "application/strategic-merge-patch+json";
 
 #[derive(Clone)]
 pub struct Case {

@@ -1,6 +1,7 @@
 //! The conformance cases, by area.
 
 mod apply_sequences;
+mod builtin_kinds;
 mod builtins;
 mod cel;
 mod cel_probes;
@@ -103,6 +104,7 @@ pub fn all() -> Vec<Case> {
         http::cases(),
         decoding::cases(),
         registry::cases(),
+        builtin_kinds::cases(),
     ]
     .concat()
 }

@@ -171,7 +171,10 @@ mod tests {
         let deployments = resource("apps", "v1", "deployments").unwrap();
         assert_eq!(deployments.kind, "Deployment");
         assert_eq!(deployments.short_names, ["deploy"]);
-        assert_eq!(deployments.subresource("scale").unwrap().verbs, ["get", "patch", "update"]);
+        assert_eq!(
+            deployments.subresource("scale").unwrap().verbs,
+            ["get", "patch", "update"]
+        );
         let hpa = resource("autoscaling", "v2", "horizontalpodautoscalers").unwrap();
         assert!(hpa.preferred);
     }

@@ -139,9 +139,12 @@ fn structural(schema: Value) -> Value {
                 }
                 _ => {}
             }
-            for key in [
-                "required", "enum", "format", "oneOf", "pattern", "minimum", "maximum",
-            ] {
+            // Go writes a required field even unset (see `Builtin::zero_object`); the
+            // schema's own `required` would make it a check.
+            if let Some(required) = m.remove("required") {
+                m.insert(GO_REQUIRED.into(), required);
+            }
+            for key in ["enum", "format", "oneOf", "pattern", "minimum", "maximum"] {
                 m.remove(key);
             }
             let m = m
@@ -165,6 +168,29 @@ fn structural(schema: Value) -> Value {
             Value::Object(m)
         }
         other => other,
+    }
+}
+
+/// Where a built-in schema keeps the OpenAPI's `required`: the fields Go writes unset.
+const GO_REQUIRED: &str = "x-kubegen-go-required";
+
+/// `null` for each required property of `schema` that `object` lacks, through the objects
+/// it holds.
+fn required_nulls(schema: &Value, object: &mut Value) {
+    let Value::Object(fields) = object else {
+        return;
+    };
+    for name in schema[GO_REQUIRED].as_array().into_iter().flatten() {
+        if let Some(name) = name.as_str() {
+            fields.entry(name).or_insert(Value::Null);
+        }
+    }
+    if let Some(properties) = schema["properties"].as_object() {
+        for (name, value) in fields.iter_mut() {
+            if let Some(property) = properties.get(name) {
+                required_nulls(property, value);
+            }
+        }
     }
 }
 
@@ -213,6 +239,15 @@ impl Builtin {
             }
         }
         Ok(())
+    }
+
+    /// The object a create is compared with to track its fields: Go's zero object of the
+    /// kind as its converter writes it — the zero values, and `null` for each required field
+    /// without one (a slice or pointer Go writes although it is unset: a PodSpec's
+    /// `containers`, a DeploymentSpec's `selector`).
+    pub fn zero_object(self, schema: &Value, object: &mut Value) {
+        self.add_zero_fields(schema, object);
+        required_nulls(schema, object);
     }
 
     /// The registry strategy's `PrepareForCreate` (the object has its name and uid).

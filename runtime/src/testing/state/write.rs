@@ -115,7 +115,7 @@ impl State {
                 }
                 let mut live = json!({"apiVersion": body["apiVersion"], "kind": body["kind"]});
                 if let Some(builtin) = self.entry(t).builtin {
-                    builtin.add_zero_fields(&self.version(t).schema, &mut live);
+                    builtin.zero_object(&self.version(t).schema, &mut live);
                 }
                 match untyped {
                     true => set_managed_fields(&mut body, Value::Null),
