@@ -174,7 +174,9 @@ async fn serve(
     let Some(document) = Discovery::of(&call.segments) else {
         return Ok(page_not_found());
     };
-    let answer = discovery::answer(&inner.lock(), &document)?;
+    let Some(answer) = discovery::answer(&inner.lock(), &document)? else {
+        return Ok(page_not_found());
+    };
     match call.method {
         // Discovery has the default restrictions: no transformations.
         Method::GET | Method::HEAD => {

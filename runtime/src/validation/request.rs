@@ -115,17 +115,22 @@ pub(crate) fn generated_name(prefix: &str, n: u64) -> String {
     const MAX_PREFIX: usize = 63 - 5;
     let cut = prefix.len().min(MAX_PREFIX);
     let whole = super::names::floor_char_boundary(prefix, cut);
+    let suffix = generated_suffix(n);
+    let split = "\u{FFFD}".repeat(cut - whole);
+    format!("{}{split}{suffix}", &prefix[..whole])
+}
+
+/// Five characters of the apiserver's random-name alphabet, the `n`th of a fixed sequence.
+pub(crate) fn generated_suffix(n: u64) -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
     let mut x = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let suffix: String = (0..5)
+    (0..5)
         .map(|_| {
             let c = ALPHABET[(x % ALPHABET.len() as u64) as usize] as char;
             x /= ALPHABET.len() as u64;
             c
         })
-        .collect();
-    let split = "\u{FFFD}".repeat(cut - whole);
-    format!("{}{split}{suffix}", &prefix[..whole])
+        .collect()
 }
 
 /// The name a create gives the object: its own, or one generated from `generateName`

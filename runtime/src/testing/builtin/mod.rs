@@ -4,6 +4,7 @@
 //! the Go code the apiserver runs for built-in kinds, ported: defaulting ([`defaults`]), the
 //! registry strategies ([`strategy`]) and validation ([`validate`]).
 
+pub(crate) mod admission;
 pub(crate) mod defaults;
 pub(crate) mod strategy;
 pub(crate) mod validate;

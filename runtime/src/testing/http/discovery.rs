@@ -45,7 +45,8 @@ fn storage_version_hash(group: &str, version: &str, kind: &str) -> String {
     base64::engine::general_purpose::STANDARD.encode(&digest.as_ref()[..8])
 }
 
-pub fn answer(state: &State, r: &Discovery) -> Result<Value, ApiError> {
+/// The document, or `None` where the apiserver has no handler (`404 page not found`).
+pub fn answer(state: &State, r: &Discovery) -> Result<Option<Value>, ApiError> {
     // The built-in groups in the apiserver's order, then the CRDs' groups.
     let groups = || {
         let mut out: Vec<Value> = builtin::groups().to_vec();
@@ -73,7 +74,7 @@ pub fn answer(state: &State, r: &Discovery) -> Result<Value, ApiError> {
         }
         out
     };
-    Ok(match r {
+    Ok(Some(match r {
         Discovery::Version => {
             json!({"major": "1", "minor": "37", "gitVersion": "v1.37.0-kubegen", "platform": "linux/amd64"})
         }
@@ -92,7 +93,7 @@ pub fn answer(state: &State, r: &Discovery) -> Result<Value, ApiError> {
                 group["apiVersion"] = json!("v1");
                 group
             }
-            None => return Err(ApiError::no_route(&format!("/apis/{g}"))),
+            None => return Ok(None),
         },
         Discovery::Resources(g, v) => {
             let group_version = format!("{g}/{v}");
@@ -128,9 +129,13 @@ pub fn answer(state: &State, r: &Discovery) -> Result<Value, ApiError> {
                 }
             }
             if resources.is_empty() {
-                return Err(ApiError::no_route(&format!("/apis/{g}/{v}")));
+                // A built-in group's handler answers for its unknown versions.
+                return match builtin::groups().iter().any(|x| x["name"] == g.as_str()) {
+                    true => Err(ApiError::resource_not_found()),
+                    false => Ok(None),
+                };
             }
             json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version, "resources": resources})
         }
-    })
+    }))
 }

@@ -174,6 +174,12 @@ pub async fn serve(
             }
         }
     };
+    // A deprecated built-in resource says so on every request.
+    if builtin && (group, plural) == ("", "endpoints") {
+        warnings.add(
+            "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice".into(),
+        );
+    }
     // A subresource serves get, update and patch; the resource every verb.
     let verb = match (&t.subresource, r.verb) {
         (Some(_), Some(v @ (Verb::Get | Verb::Update | Verb::Patch))) | (None, Some(v)) => v,

@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::{Admission, KindEntry, VersionEntry};
 use crate::resource::{ScaleInfo, Scope};
 use crate::testing::builtin::validate::{self, Write};
-use crate::testing::builtin::{self, Resource, defaults, strategy};
+use crate::testing::builtin::{self, Resource, admission, defaults, strategy};
 use crate::validation::decode::gotime;
 use crate::validation::names::NameRule;
 use crate::validation::{FieldError, ResourceValidator, objectmeta};
@@ -271,6 +271,42 @@ impl Builtin {
             Some(text) => text.replace("{label}", label),
             None => format!("field label not supported: {label}"),
         }
+    }
+
+    /// The apiserver's mutating admission plugins on a create (see `builtin::admission`).
+    pub fn admit_create(
+        self,
+        object: &mut Value,
+        service_account_exists: impl Fn(&str) -> bool,
+        suffix: impl FnOnce() -> String,
+    ) -> Result<(), admission::Refusal> {
+        admission::admit_create(
+            &self.0.group,
+            &self.0.kind,
+            object,
+            service_account_exists,
+            suffix,
+        )
+    }
+
+    /// The strategy's `WarningsOnCreate`: a workload or Pod name that is no DNS label.
+    pub fn warnings_on_create(self, object: &Value) -> Vec<String> {
+        let name = object["metadata"]["name"].as_str().unwrap_or("");
+        let used_in = match (self.0.group.as_str(), self.0.kind.as_str()) {
+            ("", "Pod") => "the Pod's hostname",
+            ("", "ReplicationController")
+            | ("apps", "Deployment" | "ReplicaSet" | "DaemonSet")
+            | ("batch", "Job" | "CronJob") => "Pod names and hostnames",
+            _ => return Vec::new(),
+        };
+        let problems = crate::validation::names::dns1123_label(name);
+        if problems.is_empty() {
+            return Vec::new();
+        }
+        vec![format!(
+            "metadata.name: this is used in {used_in}, which can result in surprising behavior; a DNS label is recommended: [{}]",
+            problems.join(" ")
+        )]
     }
 
     /// Whether this is the core Service, whose addresses and ports are allocated.

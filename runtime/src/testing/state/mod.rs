@@ -528,11 +528,28 @@ impl State {
             }
         }
         let e = self.entry(t);
+        let mut items = page
+            .iter()
+            .map(|(_, obj)| self.present(t, obj))
+            .collect::<Result<Vec<_>, _>>()?;
+        if e.builtin.is_some() {
+            // A typed list's items carry no type of their own, and an empty continue token
+            // is omitted (a custom resource list is unstructured: it keeps both).
+            for item in &mut items {
+                if let Value::Object(m) = item {
+                    m.remove("apiVersion");
+                    m.remove("kind");
+                }
+            }
+            if metadata["continue"] == "" {
+                metadata.as_object_mut().map(|m| m.remove("continue"));
+            }
+        }
         Ok(json!({
             "apiVersion": e.api_version(&t.version),
             "kind": format!("{}List", e.kind),
             "metadata": metadata,
-            "items": page.iter().map(|(_, obj)| self.present(t, obj)).collect::<Result<Vec<_>, _>>()?,
+            "items": items,
         }))
     }
 

@@ -31,6 +31,12 @@ impl State {
         {
             s["status"]["selector"] = sel.clone();
         }
+        // A built-in workload's Scale shows its spec's selector as a selector string.
+        if self.entry(t).builtin.is_some()
+            && let Some(selector) = label_selector_string(&object["spec"]["selector"])
+        {
+            s["status"]["selector"] = json!(selector);
+        }
         if s["metadata"]["namespace"].is_null()
             && let Value::Object(m) = &mut s["metadata"]
         {
@@ -144,4 +150,43 @@ pub(super) fn set_pointer(object: &mut Value, pointer: &str, value: Value) {
 
 pub(super) fn pointer(json_path: &str) -> String {
     json_path.replace('.', "/")
+}
+
+/// A `metav1.LabelSelector` as `LabelSelectorAsSelector(...).String()` writes it: its
+/// requirements sorted by key, values sorted. `None` when it is not a selector.
+fn label_selector_string(selector: &Value) -> Option<String> {
+    let selector = selector.as_object()?;
+    let mut terms = Vec::new();
+    for (key, value) in selector
+        .get("matchLabels")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        terms.push(format!("{key}={}", value.as_str()?));
+    }
+    for e in selector
+        .get("matchExpressions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let key = e["key"].as_str()?;
+        let mut values: Vec<&str> = e["values"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        values.sort_unstable();
+        terms.push(match e["operator"].as_str()? {
+            "In" => format!("{key} in ({})", values.join(",")),
+            "NotIn" => format!("{key} notin ({})", values.join(",")),
+            "Exists" => key.to_owned(),
+            "DoesNotExist" => format!("!{key}"),
+            _ => return None,
+        });
+    }
+    let parsed = crate::selector::LabelSelector::parse(&terms.join(",")).ok()?;
+    Some(parsed.to_string())
 }

@@ -123,6 +123,9 @@ impl State {
                 }
             }
         }
+        if let Some(builtin) = self.entry(t).builtin {
+            self.admit_builtin(t, builtin, &name, &mut body)?;
+        }
         if let Some(mutated) = self.admit_create(t, &body, &sent_name, w, warnings)? {
             body = mutated;
         }
@@ -136,13 +139,20 @@ impl State {
             }
         }
         self.validate(t, &body, Admission::Create, warnings)?;
+        if let Some(builtin) = self.entry(t).builtin {
+            warnings.extend(builtin.warnings_on_create(&body));
+        }
         let review = admission::Review::create(&body, w);
         self.validating_admission(t, &review, warnings)?;
         // Validation comes first: an invalid object is refused as invalid even when its name
         // is taken.
         let key = self.key(t, &name);
         if self.objects.contains_key(&key) {
-            return Err(ApiError::already_exists(group, plural, &name));
+            let mut error = ApiError::already_exists(group, plural, &name);
+            if self.objects[&key]["metadata"]["deletionTimestamp"].is_string() {
+                error.message = format!("object is being deleted: {}", error.message);
+            }
+            return Err(error);
         }
         if w.dry_run {
             return self.present(t, &body);
@@ -403,6 +413,36 @@ impl State {
     /// Mutating admission of a create. The webhook sees the object as the apiserver holds it
     /// before `BeforeCreate`: without uid, creationTimestamp and generation, and without the
     /// name a generateName will get; those are set again after it.
+    /// The apiserver's own mutating admission plugins for a built-in kind's create (see
+    /// `builtin::admission`); a refusal is a 403 naming the object.
+    fn admit_builtin(
+        &self,
+        t: &Target,
+        builtin: Builtin,
+        name: &str,
+        body: &mut Value,
+    ) -> Result<(), ApiError> {
+        let namespace = t.namespace.clone().unwrap_or_default();
+        let accounts = self
+            .kinds
+            .iter()
+            .position(|k| k.group.is_empty() && k.plural == "serviceaccounts");
+        let exists = |account: &str| {
+            accounts.is_some_and(|k| {
+                self.objects
+                    .contains_key(&(k, namespace.clone(), account.to_owned()))
+            })
+        };
+        // Go picks five characters at random; here they follow the server's sequence.
+        let suffix = || request::generated_suffix(self.sequence);
+        builtin
+            .admit_create(body, exists, suffix)
+            .map_err(|refusal| {
+                let e = self.entry(t);
+                ApiError::forbidden(e.group, e.plural, name, &refusal.0)
+            })
+    }
+
     fn admit_create(
         &self,
         t: &Target,

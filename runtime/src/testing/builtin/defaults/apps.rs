@@ -28,6 +28,17 @@ pub(super) fn deployment(deployment: &mut Value) {
 
 /// `SetDefaults_DaemonSet`: a rolling update of 1 unavailable and 0 surge, 10 revisions.
 pub(super) fn daemon_set(daemon_set: &mut Value) {
+    // apps/v1 has no template generation: the conversion to the internal type and back
+    // carries it in an annotation, which every decoded DaemonSet therefore has ("0" until
+    // the strategy sets it), and the field manager sees.
+    if let Some(metadata) = child_or_insert(daemon_set, "metadata")
+        && let Some(annotations) = child_or_insert(metadata, "annotations")
+        && let Some(annotations) = annotations.as_object_mut()
+    {
+        annotations
+            .entry("deprecated.daemonset.template.generation")
+            .or_insert_with(|| "0".into());
+    }
     let Some(spec) = child(daemon_set, "spec") else {
         return;
     };

@@ -238,9 +238,8 @@ pub(super) fn replication_controller(rc: &mut Value) {
     }
 }
 
-/// `SetDefaults_Service`, and the `clusterIP`/`clusterIPs` the conversion to the internal
-/// type reconciles: a lone `clusterIP` becomes `clusterIPs: [clusterIP]`, and `clusterIP`
-/// reads back as `clusterIPs[0]`.
+/// `SetDefaults_Service`. (The `clusterIP`/`clusterIPs` reconciling is the REST storage's,
+/// after the field manager: see `strategy::service::normalize_cluster_ips`.)
 pub(super) fn service(service: &mut Value) {
     let Some(spec) = child(service, "spec") else {
         return;
@@ -279,17 +278,6 @@ pub(super) fn service(service: &mut Value) {
     }
     if kind == "LoadBalancer" {
         set_if_unset(spec, "allocateLoadBalancerNodePorts", true);
-    }
-    if empty(spec, "clusterIPs")
-        && let Some(ip) = spec
-            .get("clusterIP")
-            .filter(|ip| !super::is_zero(ip))
-            .cloned()
-    {
-        spec["clusterIPs"] = json!([ip]);
-    }
-    if let Some(first) = spec.pointer("/clusterIPs/0").cloned() {
-        spec["clusterIP"] = first;
     }
     if kind == "LoadBalancer"
         && let Some(status) = child(service, "status")
@@ -459,7 +447,8 @@ mod tests {
         );
         assert_eq!(svc["spec"]["ports"][0]["targetPort"], "http");
         assert_eq!(svc["spec"]["ports"][1]["targetPort"], 81);
-        assert_eq!(svc["spec"]["clusterIPs"], json!(["10.0.0.9"]));
+        // The storage, not defaulting, reconciles clusterIPs.
+        assert!(svc["spec"].get("clusterIPs").is_none());
         assert_eq!(svc["spec"]["internalTrafficPolicy"], "Cluster");
         assert!(svc["spec"].get("externalTrafficPolicy").is_none());
     }

@@ -55,6 +55,7 @@ impl ServiceAllocator {
     /// Nothing stays allocated when it fails.
     pub fn allocate(&mut self, service: &mut Value) -> Result<(), AllocationError> {
         let mut trial = self.clone();
+        normalize_cluster_ips(service);
         init_ip_families(service, None)?;
         trial.allocate_cluster_ips(service)?;
         trial.allocate_node_ports(service, None)?;
@@ -68,6 +69,7 @@ impl ServiceAllocator {
     pub fn update(&mut self, service: &mut Value, old: &Value) -> Result<(), AllocationError> {
         let mut trial = self.clone();
         keep_allocated_values(service, old);
+        normalize_cluster_ips(service);
         init_ip_families(service, Some(old))?;
         let (before, after) = (kind(old), kind(service));
         if before == "ExternalName" && after != "ExternalName" {
@@ -677,5 +679,35 @@ mod tests {
         let mut dual = service(json!({"type": "ClusterIP", "ipFamilyPolicy": "RequireDualStack"}));
         assert!(alloc.allocate(&mut dual).is_err());
         assert!(alloc.ips.is_empty());
+    }
+
+    #[test]
+    fn a_lone_cluster_ip_becomes_the_list() {
+        let mut svc = service(json!({"type": "ClusterIP", "clusterIP": "10.0.0.9"}));
+        normalize_cluster_ips(&mut svc);
+        assert_eq!(svc["spec"]["clusterIPs"], json!(["10.0.0.9"]));
+        let mut both = service(json!({"clusterIP": "10.0.0.8", "clusterIPs": ["10.0.0.9"]}));
+        normalize_cluster_ips(&mut both);
+        assert_eq!(both["spec"]["clusterIP"], "10.0.0.9");
+    }
+}
+
+/// `normalizeClusterIPs`: a lone `clusterIP` becomes `clusterIPs: [clusterIP]`, and
+/// `clusterIP` reads back as `clusterIPs[0]`. The REST storage does it after the field
+/// manager has tracked the request, so `clusterIPs` is nobody's field.
+pub(super) fn normalize_cluster_ips(service: &mut Value) {
+    let Some(spec) = service.get_mut("spec").filter(|s| s.is_object()) else {
+        return;
+    };
+    if super::defaults::empty(spec, "clusterIPs")
+        && let Some(ip) = spec
+            .get("clusterIP")
+            .filter(|ip| ip.as_str().is_some_and(|s| !s.is_empty()))
+            .cloned()
+    {
+        spec["clusterIPs"] = json!([ip]);
+    }
+    if let Some(first) = spec.pointer("/clusterIPs/0").cloned() {
+        spec["clusterIP"] = first;
     }
 }
