@@ -267,14 +267,12 @@ fn updated(
         .as_str()
         .filter(|u| !u.is_empty() && *u != current_uid)
     {
-        let why = request::uid_precondition_failed(
-            info.group,
-            info.plural,
-            namespace,
-            &name,
-            uid,
-            current_uid,
-        );
+        // A custom resource's etcd key names its group.
+        let key = match namespace {
+            Some(ns) => format!("/registry/{}/{}/{ns}/{name}", info.group, info.plural),
+            None => format!("/registry/{}/{}/{name}", info.group, info.plural),
+        };
+        let why = request::uid_precondition_failed(&key, uid, current_uid);
         return Err(Refusal::conflict(info, &name, &why));
     }
     if new["metadata"]["resourceVersion"] != old["metadata"]["resourceVersion"] {

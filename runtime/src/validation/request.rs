@@ -246,18 +246,7 @@ pub(crate) fn with_status_of(existing: &Value, body: &Value) -> Value {
 
 /// Why an update's uid precondition failed, in the store's words (naming the object's etcd
 /// key).
-pub(crate) fn uid_precondition_failed(
-    group: &str,
-    plural: &str,
-    namespace: Option<&str>,
-    name: &str,
-    uid: &str,
-    current: &str,
-) -> String {
-    let key = match namespace {
-        Some(ns) => format!("/registry/{group}/{plural}/{ns}/{name}"),
-        None => format!("/registry/{group}/{plural}/{name}"),
-    };
+pub(crate) fn uid_precondition_failed(key: &str, uid: &str, current: &str) -> String {
     format!(
         "StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, \
          AdditionalErrorMsg: Precondition failed: UID in precondition: {uid}, \

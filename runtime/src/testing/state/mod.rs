@@ -345,6 +345,16 @@ impl State {
         self.rv
     }
 
+    /// Where etcd keeps the object at `key`: a custom resource under its group, a built-in
+    /// one under its resource's (legacy) prefix.
+    fn etcd_key(&self, key: &Key) -> String {
+        let e = &self.kinds[key.0];
+        match e.builtin {
+            Some(_) => storage::key("", storage::builtin_prefix(e.plural), &key.1, &key.2),
+            None => storage::key(e.group, e.plural, &key.1, &key.2),
+        }
+    }
+
     /// Whether `t` addresses the core Service kind.
     fn is_service(&self, t: &Target) -> bool {
         self.entry(t).builtin.is_some_and(Builtin::is_service)
@@ -662,9 +672,7 @@ impl State {
         current: Option<&str>,
         retry: bool,
     ) -> Result<(), ApiError> {
-        let e = &self.kinds[key.0];
-        let group = e.builtin.map_or(e.group, Builtin::error_group);
-        let etcd_key = storage::key(group, e.plural, &key.1, &key.2);
+        let etcd_key = self.etcd_key(key);
         let revision = current.and_then(|rv| rv.parse().ok()).unwrap_or(0);
         let check = |o: &Value| storage::check(&etcd_key, o, revision, current.is_some());
         match check(object) {

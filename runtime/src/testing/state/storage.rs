@@ -78,6 +78,18 @@ fn stored_len(object: &Value) -> usize {
 }
 
 /// The etcd key of an object of a custom resource (`/registry/<group>/<plural>/[<ns>/]<name>`).
+/// A built-in resource's etcd prefix: its resource name, or the legacy name a few kept.
+pub(super) fn builtin_prefix(plural: &str) -> &str {
+    match plural {
+        "services" => "services/specs",
+        "endpoints" => "services/endpoints",
+        "nodes" => "minions",
+        "replicationcontrollers" => "controllers",
+        "ingresses" => "ingress",
+        other => other,
+    }
+}
+
 pub(super) fn key(group: &str, plural: &str, namespace: &str, name: &str) -> String {
     match namespace {
         "" if group.is_empty() => format!("/registry/{plural}/{name}"),

@@ -241,14 +241,8 @@ impl State {
                 {
                     // The store's precondition, checked before the update itself.
                     let e = self.entry(t);
-                    let why = request::uid_precondition_failed(
-                        e.group,
-                        e.plural,
-                        t.namespace.as_deref(),
-                        &name,
-                        uid,
-                        current_uid,
-                    );
+                    let why =
+                        request::uid_precondition_failed(&self.etcd_key(&key), uid, current_uid);
                     return Err(ApiError::conflict(e.group, e.plural, &name, &why));
                 }
                 (body, false)

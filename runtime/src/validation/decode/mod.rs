@@ -291,7 +291,7 @@ pub(crate) fn coerce_as_named<'s>(
     let named = object["apiVersion"].as_str().unwrap_or("");
     let (group, version) = named.rsplit_once('/').unwrap_or(("", named));
     let own_kind = object["kind"].as_str().unwrap_or(kind) == kind
-        && Some(group) == api_version.rsplit_once('/').map(|g| g.0);
+        && group == api_version.rsplit_once('/').map_or("", |g| g.0);
     match own_kind {
         true => coerce(schema(version), object),
         false => coerce::coerce_metadata(object),

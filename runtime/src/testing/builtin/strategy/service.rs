@@ -523,6 +523,9 @@ pub(super) fn drop_type_dependent_fields(service: &mut Value, old: &Value) {
     {
         drop.push("externalTrafficPolicy");
     }
+    if needs_ip(old) && !needs_ip(service) && same(service, "internalTrafficPolicy") {
+        drop.push("internalTrafficPolicy");
+    }
     if let Some(spec) = service.get_mut("spec").and_then(Value::as_object_mut) {
         for key in drop {
             spec.remove(key);
