@@ -67,7 +67,12 @@ fn entry(versions: &[&'static Resource]) -> KindEntry {
     let version_entries = versions
         .iter()
         .map(|r| {
-            let schema = structural(r.schema());
+            let mut schema = structural(r.schema());
+            for path in null_fields(&r.group, &r.kind) {
+                if let Some(field) = property_mut(&mut schema, path) {
+                    field["nullable"] = Value::Bool(true);
+                }
+            }
             let scale = r.subresource("scale").map(|_| ScaleInfo {
                 spec_replicas_path: ".spec.replicas",
                 status_replicas_path: ".status.replicas",
@@ -171,6 +176,22 @@ fn structural(schema: Value) -> Value {
     }
 }
 
+/// Slices of a kind that Go writes as `null` when unset (no `omitempty`), which the OpenAPI
+/// does not tell from optional ones: the ones the apiserver's answers show.
+fn null_fields(group: &str, kind: &str) -> &'static [&'static [&'static str]] {
+    match (group, kind) {
+        ("rbac.authorization.k8s.io", "ClusterRole") => &[&["rules"]],
+        ("autoscaling", "HorizontalPodAutoscaler") => &[&["status", "currentMetrics"]],
+        _ => &[],
+    }
+}
+
+/// The schema of the property at `path`.
+fn property_mut<'s>(schema: &'s mut Value, path: &[&str]) -> Option<&'s mut Value> {
+    path.iter()
+        .try_fold(schema, |s, name| s.get_mut("properties")?.get_mut(*name))
+}
+
 /// Where a built-in schema keeps the OpenAPI's `required`: the fields Go writes unset.
 const GO_REQUIRED: &str = "x-kubegen-go-required";
 
@@ -248,6 +269,16 @@ impl Builtin {
     pub fn zero_object(self, schema: &Value, object: &mut Value) {
         self.add_zero_fields(schema, object);
         required_nulls(schema, object);
+        for path in null_fields(&self.0.group, &self.0.kind) {
+            if let Some((field, parents)) = path.split_last()
+                && property_mut(&mut schema.clone(), path).is_some()
+                && let Some(Value::Object(parent)) = parents
+                    .iter()
+                    .try_fold(&mut *object, |o, name| o.get_mut(*name))
+            {
+                parent.entry(*field).or_insert(Value::Null);
+            }
+        }
     }
 
     /// The registry strategy's `PrepareForCreate` (the object has its name and uid).
