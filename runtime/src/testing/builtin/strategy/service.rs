@@ -549,6 +549,26 @@ fn node_ports_as_listed(service: &Value) -> Vec<u64> {
         .collect()
 }
 
+/// `normalizeClusterIPs`: a lone `clusterIP` becomes `clusterIPs: [clusterIP]`, and
+/// `clusterIP` reads back as `clusterIPs[0]`. The REST storage does it after the field
+/// manager has tracked the request, so `clusterIPs` is nobody's field.
+pub(super) fn normalize_cluster_ips(service: &mut Value) {
+    let Some(spec) = service.get_mut("spec").filter(|s| s.is_object()) else {
+        return;
+    };
+    if super::defaults::empty(spec, "clusterIPs")
+        && let Some(ip) = spec
+            .get("clusterIP")
+            .filter(|ip| ip.as_str().is_some_and(|s| !s.is_empty()))
+            .cloned()
+    {
+        spec["clusterIPs"] = json!([ip]);
+    }
+    if let Some(first) = spec.pointer("/clusterIPs/0").cloned() {
+        spec["clusterIP"] = first;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -692,25 +712,5 @@ mod tests {
         let mut both = service(json!({"clusterIP": "10.0.0.8", "clusterIPs": ["10.0.0.9"]}));
         normalize_cluster_ips(&mut both);
         assert_eq!(both["spec"]["clusterIP"], "10.0.0.9");
-    }
-}
-
-/// `normalizeClusterIPs`: a lone `clusterIP` becomes `clusterIPs: [clusterIP]`, and
-/// `clusterIP` reads back as `clusterIPs[0]`. The REST storage does it after the field
-/// manager has tracked the request, so `clusterIPs` is nobody's field.
-pub(super) fn normalize_cluster_ips(service: &mut Value) {
-    let Some(spec) = service.get_mut("spec").filter(|s| s.is_object()) else {
-        return;
-    };
-    if super::defaults::empty(spec, "clusterIPs")
-        && let Some(ip) = spec
-            .get("clusterIP")
-            .filter(|ip| ip.as_str().is_some_and(|s| !s.is_empty()))
-            .cloned()
-    {
-        spec["clusterIPs"] = json!([ip]);
-    }
-    if let Some(first) = spec.pointer("/clusterIPs/0").cloned() {
-        spec["clusterIP"] = first;
     }
 }
