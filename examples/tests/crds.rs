@@ -7,6 +7,7 @@ use kubegen_examples::{cronjob, database, widget};
 use serde_json::{Value, json};
 
 mod demo_log;
+mod sample_controller;
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let (mut out, mut err) = (Vec::new(), Vec::new());
@@ -35,6 +36,7 @@ fn every_example_crd_passes_the_structural_check() {
             "caches.cache.example.com",
             "cronjobs.batch.tutorial.kubebuilder.io",
             "databases.db.example.com",
+            "foos.samplecontroller.k8s.io",
             "jobruns.batch.tutorial.kubebuilder.io",
             "widgets.gadgets.example.com"
         ]
@@ -118,6 +120,7 @@ fn crdgen_prints_multi_document_yaml_in_a_stable_order() {
             "caches.cache.example.com",
             "cronjobs.batch.tutorial.kubebuilder.io",
             "databases.db.example.com",
+            "foos.samplecontroller.k8s.io",
             "jobruns.batch.tutorial.kubebuilder.io",
             "widgets.gadgets.example.com"
         ]
@@ -225,12 +228,13 @@ fn crdgen_writes_one_file_per_crd() {
             "caches.cache.example.com.yaml",
             "cronjobs.batch.tutorial.kubebuilder.io.yaml",
             "databases.db.example.com.yaml",
+            "foos.samplecontroller.k8s.io.yaml",
             "jobruns.batch.tutorial.kubebuilder.io.yaml",
             "widgets.gadgets.example.com.yaml"
         ]
     );
     let widget: Value =
-        serde_yaml_ng::from_str(&std::fs::read_to_string(dir.join(&files[4])).unwrap()).unwrap();
+        serde_yaml_ng::from_str(&std::fs::read_to_string(dir.join(&files[5])).unwrap()).unwrap();
     assert_eq!(widget["spec"]["names"]["kind"], "Widget");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -255,7 +259,7 @@ fn the_crdgen_binary_runs() {
         .output()
         .unwrap();
     assert!(output.status.success());
-    assert_eq!(String::from_utf8(output.stdout).unwrap().lines().count(), 7);
+    assert_eq!(String::from_utf8(output.stdout).unwrap().lines().count(), 8);
 }
 
 #[test]
