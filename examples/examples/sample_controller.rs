@@ -69,8 +69,8 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         .await?;
     println!("wrote the Deployment's status: 1 available (as kube-controller-manager would)");
     eventually("the Foo's status follows", || async {
-        let foo = foos.get("example-foo").await.ok()?;
-        (foo.status?.available_replicas == 1).then_some(())
+        let current = foos.get("example-foo").await.ok()?;
+        (current.status?.available_replicas == 1).then_some(())
     })
     .await?;
     println!("foos/example-foo: status.availableReplicas = 1");

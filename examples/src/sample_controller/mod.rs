@@ -19,6 +19,9 @@
 //! reaches its Foo. `cargo run --example sample_controller` runs it on the in-memory server,
 //! writing the Deployment's status itself, since no kube-controller-manager runs there.
 
+// The kind is sample-controller's Foo, so its objects are `foo`s.
+#![allow(clippy::disallowed_names)]
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

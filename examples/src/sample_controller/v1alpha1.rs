@@ -17,7 +17,6 @@ use kubegen::prelude::*;
         "unapproved, experimental-only; please get an approval from Kubernetes API reviewers if you're trying to develop a CRD in the *.k8s.io or *.kubernetes.io groups"
     ),
     printcolumn(name = "Deployment", json_path = ".spec.deploymentName", type = "string"),
-    printcolumn(name = "Replicas", json_path = ".spec.replicas", type = "integer"),
     printcolumn(
         name = "Available",
         json_path = ".status.availableReplicas",

@@ -163,15 +163,15 @@ async fn a_foo_gets_its_deployment_and_its_status_follows_it(e: TestEnv) {
 
     // Nothing is available yet, and the Foo says so.
     eventually("the Foo's status says 0 available", || async {
-        let foo = foos.get("example-foo").await.unwrap();
-        (foo.status?.available_replicas == 0).then_some(())
+        let current = foos.get("example-foo").await.unwrap();
+        (current.status?.available_replicas == 0).then_some(())
     })
     .await;
 
     set_deployment_status(&e, "example-nginx", 2, 2).await;
     let synced = eventually("the Foo's status says 2 available", || async {
-        let foo = foos.get("example-foo").await.unwrap();
-        (foo.status.as_ref()?.available_replicas == 2).then_some(foo)
+        let current = foos.get("example-foo").await.unwrap();
+        (current.status.as_ref()?.available_replicas == 2).then_some(current)
     })
     .await;
     assert_eq!(synced.metadata.generation, Some(1), "only status changed");
