@@ -20,10 +20,7 @@ async fn main() {
     let result = match kubeconfig {
         None => {
             println!("using an in-memory API server (kubegen::testing::ApiServer)");
-            let server = ApiServer::new();
-            kubegen_examples::tour::client_tour(&server.client(), "tour")
-                .await
-                .map_err(|e| e.to_string())
+            in_memory().await
         }
         Some(path) => real_cluster(&path).await,
     };
@@ -34,6 +31,18 @@ async fn main() {
             std::process::exit(1);
         }
     }
+}
+
+/// The tour on a fresh in-memory server, in a namespace created first: as on a real
+/// apiserver, objects can only be created in a namespace that exists.
+async fn in_memory() -> Result<String, String> {
+    let server = ApiServer::new();
+    server
+        .create_namespace("tour")
+        .map_err(|e| format!("creating namespace tour: {}", e.message))?;
+    kubegen_examples::tour::client_tour(&server.client(), "tour")
+        .await
+        .map_err(|e| e.to_string())
 }
 
 async fn real_cluster(path: &str) -> Result<String, String> {

@@ -35,6 +35,11 @@ async fn main() {
         None => {
             println!("using an in-memory API server (kubegen::testing::ApiServer)");
             _server = ApiServer::new();
+            // Objects can only be created in a namespace that exists, as on a real apiserver.
+            if let Err(e) = _server.create_namespace("demo") {
+                eprintln!("cronjob_operator: creating namespace demo: {}", e.message);
+                std::process::exit(1);
+            }
             (_server.client(), "demo".to_owned())
         }
         Some(path) => match kubegen_examples::cluster::prepare(&path, "cronjob-operator").await {

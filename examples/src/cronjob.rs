@@ -1,6 +1,6 @@
 //! The kubebuilder tutorial's CronJob, written for kubegen.
 
-use k8s_openapi::api::batch::v1::{JobSpec, JobTemplateSpec};
+use k8s_openapi::api::batch::v1::JobTemplateSpec;
 use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kubegen::prelude::*;
@@ -90,24 +90,4 @@ pub struct CronJobStatus {
     #[schema(list_type = "map", list_map_keys = ["type"])]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conditions: Option<Vec<Condition>>,
-}
-
-/// JobRun is one run of a CronJob: the Job its template describes, at one scheduled time.
-/// The operator creates it as the CronJob's child (an owner reference with `controller`),
-/// standing in for a `batch/v1` Job, which only a real cluster serves.
-#[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[resource(
-    group = "batch.tutorial.kubebuilder.io",
-    version = "v1",
-    kind = "JobRun",
-    printcolumn(name = "Scheduled", json_path = ".spec.scheduledTime", type = "date")
-)]
-#[serde(rename_all = "camelCase")]
-pub struct JobRunSpec {
-    /// The time the run was scheduled for.
-    pub scheduled_time: Time,
-
-    /// The Job to run: the CronJob's `jobTemplate.spec`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub job: Option<JobSpec>,
 }

@@ -13,8 +13,8 @@ pub const OPERATOR: &str = "cronjob-operator";
 /// - `cronjobs` list and watch (its informer), patch (the server-side apply adding and
 ///   removing its finalizer);
 /// - `cronjobs/status` patch (the status apply);
-/// - `jobruns` list and watch (the informer of the runs it owns), create and patch (the apply
-///   that creates a run: creating through a patch needs `create`), delete (cleanup);
+/// - `batch` `jobs` list and watch (the informer of the Jobs it owns), create and patch (the
+///   apply that creates a Job: creating through a patch needs `create`), delete (cleanup);
 /// - leases for leader election and events for its recorder.
 pub fn operator_rules() -> Rules {
     crate::operator::rules()

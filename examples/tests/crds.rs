@@ -7,6 +7,7 @@ use kubegen_examples::{cronjob, database, widget};
 use serde_json::{Value, json};
 
 mod demo_log;
+mod sample_controller;
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let (mut out, mut err) = (Vec::new(), Vec::new());
@@ -35,7 +36,7 @@ fn every_example_crd_passes_the_structural_check() {
             "caches.cache.example.com",
             "cronjobs.batch.tutorial.kubebuilder.io",
             "databases.db.example.com",
-            "jobruns.batch.tutorial.kubebuilder.io",
+            "foos.samplecontroller.k8s.io",
             "widgets.gadgets.example.com"
         ]
     );
@@ -118,7 +119,7 @@ fn crdgen_prints_multi_document_yaml_in_a_stable_order() {
             "caches.cache.example.com",
             "cronjobs.batch.tutorial.kubebuilder.io",
             "databases.db.example.com",
-            "jobruns.batch.tutorial.kubebuilder.io",
+            "foos.samplecontroller.k8s.io",
             "widgets.gadgets.example.com"
         ]
     );
@@ -225,7 +226,7 @@ fn crdgen_writes_one_file_per_crd() {
             "caches.cache.example.com.yaml",
             "cronjobs.batch.tutorial.kubebuilder.io.yaml",
             "databases.db.example.com.yaml",
-            "jobruns.batch.tutorial.kubebuilder.io.yaml",
+            "foos.samplecontroller.k8s.io.yaml",
             "widgets.gadgets.example.com.yaml"
         ]
     );
@@ -308,7 +309,8 @@ async fn the_client_tour_runs(e: TestEnv) {
 
 #[kubegen::test]
 async fn the_operator_reconciles_and_cleans_up(e: TestEnv) {
-    use kubegen_examples::cronjob::{CronJobClientExt, JobRunClientExt};
+    use kubegen_examples::cronjob::CronJobClientExt;
+    use kubegen_examples::operator::CRONJOB_LABEL;
     use kubegen_examples::operator::{FINALIZER, MANAGER};
     let ns = &e.namespace;
     let report = kubegen_examples::operator::demo(e.client.clone(), ns, 1)
@@ -384,14 +386,17 @@ async fn the_operator_reconciles_and_cleans_up(e: TestEnv) {
         ["nightly", "paused"],
         "hourly was deleted after its cleanup"
     );
-    // hourly's run went with it; paused never ran; nightly has one, which it controls.
-    let runs = e
-        .client
-        .job_runs(ns)
-        .list(&Default::default())
-        .await
-        .unwrap()
-        .items;
+    // hourly's Job went with it; paused never ran; nightly has one, which it controls,
+    // made from its template.
+    // Not `BuiltinClientExt::jobs`: its `cron_jobs` would clash with the CRD's.
+    let runs = kubegen::client::ResourceClient::<k8s_openapi::api::batch::v1::Job>::namespaced(
+        e.client.clone(),
+        ns,
+    )
+    .list(&Default::default())
+    .await
+    .unwrap()
+    .items;
     assert_eq!(runs.len(), 1, "{runs:#?}");
     let run = &runs[0];
     let nightly = &jobs.items[0];
@@ -400,13 +405,28 @@ async fn the_operator_reconciles_and_cleans_up(e: TestEnv) {
         (owner.name.as_str(), Some(&owner.uid), owner.controller),
         ("nightly", nightly.metadata.uid.as_ref(), Some(true))
     );
+    let labels = run.metadata.labels.as_ref().unwrap();
     assert_eq!(
-        run.spec.job.as_ref().map(|j| &j.template),
-        nightly.spec.job_template.spec.as_ref().map(|j| &j.template)
+        labels.get(CRONJOB_LABEL).map(String::as_str),
+        Some("nightly")
     );
+    let template = nightly.spec.job_template.spec.as_ref().unwrap();
+    let run_spec = run.spec.as_ref().unwrap();
+    let pod_spec = |t: &k8s_openapi::api::core::v1::PodTemplateSpec| {
+        let spec = t.spec.clone().unwrap();
+        (spec.restart_policy, spec.containers[0].clone().command)
+    };
+    assert_eq!(pod_spec(&run_spec.template), pod_spec(&template.template));
+    // The apiserver gave the Job its selector and defaults, as it does any Job.
+    assert!(run_spec.selector.is_some(), "{run_spec:#?}");
+    assert_eq!(run_spec.backoff_limit, Some(6));
     let active = nightly.status.as_ref().unwrap().active.as_ref().unwrap();
     assert_eq!(active[0].name, run.metadata.name);
     assert_eq!(active[0].uid, run.metadata.uid);
+    assert_eq!(
+        (active[0].api_version.as_deref(), active[0].kind.as_deref()),
+        (Some("batch/v1"), Some("Job"))
+    );
 
     // The operator owns exactly what it applied: its finalizer on the CronJob, its status
     // fields through the status subresource.

@@ -46,11 +46,11 @@ fn rbacgen_prints_the_service_account_role_and_binding() {
             json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
             "metadata": {"name": "cronjob-operator"},
             "rules": [
+                {"apiGroups": ["batch"], "resources": ["jobs"],
+                 "verbs": ["create", "delete", "list", "patch", "watch"]},
                 {"apiGroups": [group], "resources": ["cronjobs"],
                  "verbs": ["list", "patch", "watch"]},
                 {"apiGroups": [group], "resources": ["cronjobs/status"], "verbs": ["patch"]},
-                {"apiGroups": [group], "resources": ["jobruns"],
-                 "verbs": ["create", "delete", "list", "patch", "watch"]},
                 {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
                  "verbs": ["create", "get", "update"]},
                 {"apiGroups": ["events.k8s.io"], "resources": ["events"],

@@ -1,7 +1,7 @@
 //! A CronJob operator on kubegen's Manager, in kubebuilder's shape: a [`Controller`] for
-//! CronJobs that owns JobRuns, and a [`Reconciler`] that reads the cached CronJob and writes
-//! a `Ready` condition with `observedGeneration` in status, a `JobRun` child for a CronJob's
-//! first run, and a finalizer that deletes the runs before the CronJob goes. Every write but
+//! CronJobs that owns `batch/v1` Jobs, and a [`Reconciler`] that reads the cached CronJob and
+//! writes a `Ready` condition with `observedGeneration` in status, a Job for a CronJob's
+//! first run, and a finalizer that deletes its Jobs before the CronJob goes. Every write but
 //! the finalizer's removal is a server-side apply of an apply configuration, so the operator
 //! owns exactly its finalizer, its children and its status fields. It records events for what
 //! it does and for failures.
@@ -12,11 +12,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use k8s_openapi::Resource as _;
+use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::ObjectReference;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, OwnerReference, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta, OwnerReference, Time};
 use kube::api::{Patch, PatchParams};
 use kubegen::apply::ObjectConfiguration as _;
-use kubegen::client::{ClientError, ListParams};
+use kubegen::client::{ClientError, DeleteParams, ListParams, ResourceClient};
 use kubegen::controller::{Action, Controller, ObjectKey, Reconciler};
 use kubegen::events::{EventRecorder, EventType};
 use kubegen::informer::SharedInformerFactory;
@@ -24,8 +25,7 @@ use kubegen::manager::{LeaderElection, Manager, shutdown_on_signal};
 use kubegen::rbac::{Rules, Verb};
 
 use crate::cronjob::{
-    CronJob, CronJobApplyConfiguration, CronJobClientExt, CronJobStatusApplyConfiguration, JobRun,
-    JobRunApplyConfiguration, JobRunClientExt, JobRunSpecApplyConfiguration,
+    CronJob, CronJobApplyConfiguration, CronJobClientExt, CronJobStatusApplyConfiguration,
 };
 
 mod demo;
@@ -38,18 +38,18 @@ pub const FINALIZER: &str = "batch.tutorial.kubebuilder.io/cleanup";
 /// The field manager the operator applies as, and the controller its events report.
 pub const MANAGER: &str = "cronjob-operator";
 
-/// The label on a CronJob's runs naming it.
+/// The label on a CronJob's Jobs naming it.
 pub const CRONJOB_LABEL: &str = "batch.tutorial.kubebuilder.io/cronjob";
 
 /// What happened, for the narration and the tests.
 pub type Log = Arc<Mutex<Vec<String>>>;
 
-/// The CronJob controller: it reconciles CronJobs and the JobRuns they control, with two
+/// The CronJob controller: it reconciles CronJobs and the Jobs they control, with two
 /// workers. Status writes come back as updates; only spec, deletion and finalizer changes
 /// need work. What it writes is declared here too, so [`rules`] is exactly what it needs.
 pub fn controller() -> Controller<CronJob> {
     Controller::new("cronjob")
-        .owns::<JobRun>()
+        .owns::<Job>()
         .filter_updates(|old: &CronJob, new: &CronJob| {
             old.spec != new.spec
                 || old.metadata.deletion_timestamp != new.metadata.deletion_timestamp
@@ -62,8 +62,8 @@ pub fn controller() -> Controller<CronJob> {
                 // The finalizer, added and removed by server-side apply.
                 .grant::<CronJob>(&[Verb::Patch])
                 .grant_subresource::<CronJob>("status", &[Verb::Patch])
-                // A run is created by server-side apply (create + patch), deleted on cleanup.
-                .grant::<JobRun>(&[Verb::Create, Verb::Patch, Verb::Delete]),
+                // A Job is created by server-side apply (create + patch), deleted on cleanup.
+                .grant::<Job>(&[Verb::Create, Verb::Patch, Verb::Delete]),
         )
 }
 
@@ -162,6 +162,12 @@ impl Operator {
         }
     }
 
+    /// The `batch/v1` Jobs in `ns`. Not `BuiltinClientExt::jobs`: that trait's `cron_jobs`
+    /// would clash with this crate's own CronJob client.
+    fn jobs(&self, ns: &str) -> ResourceClient<Job> {
+        ResourceClient::namespaced(self.client.clone(), ns)
+    }
+
     fn note(&self, line: String) {
         self.log
             .lock()
@@ -185,8 +191,8 @@ impl Operator {
         if job.metadata.deletion_timestamp.is_some() {
             if finalized {
                 self.note(format!("{key}: cleaning up its jobs before deletion"));
-                let deleted = self.delete_runs(job, ns, name).await?;
-                self.note(format!("{key}: deleted {deleted} runs"));
+                let deleted = self.delete_jobs(job, ns, name).await?;
+                self.note(format!("{key}: deleted {deleted} jobs"));
                 self.remove_finalizer(job, ns, name).await?;
             }
             return Ok(());
@@ -295,7 +301,9 @@ impl Operator {
         }
     }
 
-    /// Applies the CronJob's first run: a JobRun it controls, labelled with its name.
+    /// Applies the CronJob's first run: a Job from its template, which it controls,
+    /// labelled with its name, named for the minute it was scheduled for (as the CronJob
+    /// controller names its Jobs).
     async fn start_run(
         &self,
         job: &CronJob,
@@ -312,30 +320,34 @@ impl Operator {
             controller: Some(true),
             block_owner_deletion: None,
         };
-        let mut spec = JobRunSpecApplyConfiguration::new().with_scheduled_time(scheduled.clone());
-        if let Some(template) = &job.spec.job_template.spec {
-            spec = spec.with_job(template.clone());
-        }
-        let run = JobRunApplyConfiguration::new(run_name.as_str(), ns)
-            .with_labels([(CRONJOB_LABEL, name)])
-            .with_owner_references([owner])
-            .with_spec(spec);
-        let created = self
-            .client
-            .job_runs(ns)
-            .apply_config(&run, MANAGER, true)
-            .await?;
-        self.note(format!("{ns}/{name}: started run {run_name}"));
+        let template = &job.spec.job_template;
+        let template_meta = template.metadata.clone().unwrap_or_default();
+        let mut labels = template_meta.labels.unwrap_or_default();
+        labels.insert(CRONJOB_LABEL.into(), name.into());
+        let run = Job {
+            metadata: ObjectMeta {
+                name: Some(run_name.clone()),
+                namespace: Some(ns.into()),
+                labels: Some(labels),
+                annotations: template_meta.annotations,
+                owner_references: Some(vec![owner]),
+                ..ObjectMeta::default()
+            },
+            spec: template.spec.clone(),
+            status: None,
+        };
+        let created = self.jobs(ns).apply(&run, MANAGER, true).await?;
+        self.note(format!("{ns}/{name}: started job {run_name}"));
         self.recorder.publish_for(
             job,
             EventType::Normal,
             "RunStarted",
             "Schedule",
-            Some(format!("started run {run_name}")),
+            Some(format!("started job {run_name}")),
         );
         Ok(ObjectReference {
-            api_version: Some(JobRun::API_VERSION.into()),
-            kind: Some(JobRun::KIND.into()),
+            api_version: Some(Job::API_VERSION.into()),
+            kind: Some(Job::KIND.into()),
             name: Some(run_name),
             namespace: Some(ns.into()),
             uid: created.metadata.uid,
@@ -343,20 +355,21 @@ impl Operator {
         })
     }
 
-    /// Deletes the runs `job` controls; how many went.
-    async fn delete_runs(&self, job: &CronJob, ns: &str, name: &str) -> Result<usize, ClientError> {
-        let runs = self.client.job_runs(ns);
+    /// Deletes the Jobs `job` controls; how many went. In the background, as `kubectl
+    /// delete` does: a `batch/v1` Job's own default would orphan its pods.
+    async fn delete_jobs(&self, job: &CronJob, ns: &str, name: &str) -> Result<usize, ClientError> {
+        let jobs = self.jobs(ns);
         let selector = ListParams::default().labels(&format!("{CRONJOB_LABEL}={name}"));
         let mut deleted = 0;
-        for run in runs.list(&selector).await?.items {
+        for child in jobs.list(&selector).await?.items {
             let controlled =
-                run.metadata.owner_references.iter().flatten().any(|o| {
+                child.metadata.owner_references.iter().flatten().any(|o| {
                     o.controller == Some(true) && Some(&o.uid) == job.metadata.uid.as_ref()
                 });
-            let Some(run_name) = run.metadata.name.as_deref().filter(|_| controlled) else {
+            let Some(child_name) = child.metadata.name.as_deref().filter(|_| controlled) else {
                 continue;
             };
-            match runs.delete(run_name, &Default::default()).await {
+            match jobs.delete(child_name, &DeleteParams::background()).await {
                 Ok(_) => deleted += 1,
                 Err(ClientError::NotFound(_)) => {}
                 Err(e) => return Err(e),

@@ -9,6 +9,6 @@ pub fn reconciled(ns: &str) -> [String; 5] {
         format!("{ns}/nightly: Ready=True (Scheduled)"),
         format!("{ns}/paused: Ready=False (Suspended)"),
         format!("{ns}/hourly: cleaning up its jobs before deletion"),
-        format!("{ns}/hourly: deleted 1 runs"),
+        format!("{ns}/hourly: deleted 1 jobs"),
     ]
 }

@@ -6,31 +6,35 @@
 //!
 //! Three scenarios run side by side, each with its own namespace, ServiceAccount and
 //! ClusterRole: the whole demo under the full role, then the role without `cronjobs/status`
-//! patch, and without `jobruns` create. Last, a run that blocks its owner's deletion shows
-//! when the role would need `cronjobs/finalizers`.
+//! patch, and without `batch` `jobs` create. Last, a Job that blocks its owner's deletion
+//! shows when the role would need `cronjobs/finalizers`.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::Resource as _;
 use k8s_openapi::api::authorization::v1::ResourceAttributes;
+use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{Api, Patch, PatchParams};
 use kube::core::Status;
-use kubegen::client::ClientError;
+use kubegen::client::{ClientError, ResourceClient};
 use kubegen::controller::{ObjectKey, Reconciler};
 use kubegen::events::{EventRecorder, Reporter};
 use kubegen::rbac::{Rules, Verb, cluster_role_binding};
 use kubegen::testing::Envtest;
 use kubegen::testing::envtest::wait_for_access;
-use kubegen_examples::cronjob::{CronJob, CronJobClientExt, JobRun, JobRunClientExt};
+use kubegen_examples::cronjob::{CronJob, CronJobClientExt};
 use kubegen_examples::operator::{Log, Operator, demo_as};
 use kubegen_examples::rbac::{OPERATOR, operator_rules};
 
 #[path = "../demo_log/mod.rs"]
 mod demo_log;
 
+/// The CronJob's API group.
 const GROUP: &str = "batch.tutorial.kubebuilder.io";
+/// The Jobs' API group.
+const BATCH: &str = "batch";
 /// How long the RBAC authorizer may take to see a role or binding change.
 const SETTLE: Duration = Duration::from_secs(30);
 
@@ -57,8 +61,14 @@ fn the_operator_runs_under_exactly_its_role_and_fails_without_one_rule() {
             .expect("Envtest starts");
         let (log, status, create) = tokio::join!(
             the_demo_under(&env, "rbac-full"),
-            reconcile_without(&env, "rbac-no-status", "cronjobs/status", Verb::Patch),
-            reconcile_without(&env, "rbac-no-create", "jobruns", Verb::Create),
+            reconcile_without(
+                &env,
+                "rbac-no-status",
+                GROUP,
+                "cronjobs/status",
+                Verb::Patch
+            ),
+            reconcile_without(&env, "rbac-no-create", BATCH, "jobs", Verb::Create),
         );
 
         let ns = "rbac-full";
@@ -69,28 +79,34 @@ fn the_operator_runs_under_exactly_its_role_and_fails_without_one_rule() {
             !log.iter().any(|l| l.contains("failed")),
             "no call was refused under the full role: {log:#?}"
         );
-        let runs = env.client().job_runs(ns).list(&Default::default()).await;
-        assert_eq!(runs.unwrap().items.len(), 1, "nightly's run stays");
+        let runs = jobs(env.client(), ns).list(&Default::default()).await;
+        assert_eq!(runs.unwrap().items.len(), 1, "nightly's Job stays");
 
-        assert_forbidden(&status, "rbac-no-status", "patch", "cronjobs/status");
-        assert_forbidden(&create, "rbac-no-create", "create", "jobruns");
+        assert_forbidden(&status, "rbac-no-status", GROUP, "patch", "cronjobs/status");
+        assert_forbidden(&create, "rbac-no-create", BATCH, "create", "jobs");
 
         blocking_owner_deletion_needs_the_finalizers_rule(&env, ns).await;
     });
 }
 
-/// The operator's runs leave `blockOwnerDeletion` unset, so its role needs no
-/// `cronjobs/finalizers`. A run that set it would be refused by the
+/// The `batch/v1` Jobs in `ns`. Not `BuiltinClientExt::jobs`: that trait's `cron_jobs` would
+/// clash with the CRD's.
+fn jobs(client: kube::Client, ns: &str) -> ResourceClient<Job> {
+    ResourceClient::namespaced(client, ns)
+}
+
+/// The operator's Jobs leave `blockOwnerDeletion` unset, so its role needs no
+/// `cronjobs/finalizers`. A Job that set it would be refused by the
 /// `OwnerReferencesPermissionEnforcement` admission plugin until the role grants update on
 /// `cronjobs/finalizers`.
 async fn blocking_owner_deletion_needs_the_finalizers_rule(env: &Envtest, ns: &str) {
     let client = env.service_account_client(ns, OPERATOR).await.unwrap();
     let nightly = env.client().cron_jobs(ns).get("nightly").await.unwrap();
-    let mut run = JobRun::new(
-        "blocking",
-        serde_json::from_value(serde_json::json!({"scheduledTime": "2026-01-01T02:00:00Z"}))
-            .unwrap(),
-    );
+    let mut run = Job {
+        spec: nightly.spec.job_template.spec.clone(),
+        ..Job::default()
+    };
+    run.metadata.name = Some("blocking".into());
     run.metadata.owner_references = Some(vec![OwnerReference {
         api_version: CronJob::API_VERSION.into(),
         kind: CronJob::KIND.into(),
@@ -99,7 +115,7 @@ async fn blocking_owner_deletion_needs_the_finalizers_rule(env: &Envtest, ns: &s
         controller: Some(true),
         block_owner_deletion: Some(true),
     }]);
-    let runs = client.job_runs(ns);
+    let runs = jobs(client.clone(), ns);
     match runs.create(&run).await {
         Err(ClientError::Forbidden(status)) => {
             eprintln!(
@@ -121,13 +137,14 @@ async fn blocking_owner_deletion_needs_the_finalizers_rule(env: &Envtest, ns: &s
     runs.create(&run).await.unwrap();
 }
 
-/// The apiserver's 403 for `verb` on `resource`, naming the operator's ServiceAccount.
-fn assert_forbidden(status: &Status, ns: &str, verb: &str, resource: &str) {
+/// The apiserver's 403 for `verb` on `resource` in `group`, naming the operator's
+/// ServiceAccount.
+fn assert_forbidden(status: &Status, ns: &str, group: &str, verb: &str, resource: &str) {
     eprintln!("without {verb} {resource}: {}", status.message);
     assert_eq!((status.code, status.reason.as_str()), (403, "Forbidden"));
     let expected = format!(
         "User \"system:serviceaccount:{ns}:{OPERATOR}\" cannot {verb} resource \"{resource}\" \
-         in API group \"{GROUP}\" in the namespace \"{ns}\""
+         in API group \"{group}\" in the namespace \"{ns}\""
     );
     assert!(status.message.contains(&expected), "{}", status.message);
 }
@@ -141,13 +158,19 @@ async fn the_demo_under(env: &Envtest, ns: &str) -> Vec<String> {
     report.log
 }
 
-/// Binds the operator's full role, takes `verb` on `resource` away and waits until the
-/// authorizer denies it, then reconciles one CronJob until the operator gets an error: the
-/// apiserver's Status for it.
-async fn reconcile_without(env: &Envtest, ns: &str, resource: &str, verb: Verb) -> Status {
+/// Binds the operator's full role, takes `verb` on `resource` in `group` away and waits until
+/// the authorizer denies it, then reconciles one CronJob until the operator gets an error:
+/// the apiserver's Status for it.
+async fn reconcile_without(
+    env: &Envtest,
+    ns: &str,
+    group: &str,
+    resource: &str,
+    verb: Verb,
+) -> Status {
     let full = operator_rules();
     let client = operator_identity(env, ns, &full).await;
-    let reduced = full.clone().revoke_resource(GROUP, resource, &[verb]);
+    let reduced = full.clone().revoke_resource(group, resource, &[verb]);
     assert_ne!(
         reduced, full,
         "{verb} {resource} is one of the operator's rules"
@@ -155,7 +178,7 @@ async fn reconcile_without(env: &Envtest, ns: &str, resource: &str, verb: Verb) 
     apply(env, &reduced.cluster_role(&role_name(ns))).await;
     wait_for_access(
         &client,
-        &attributes(ns, GROUP, resource, verb),
+        &attributes(ns, group, resource, verb),
         false,
         SETTLE,
     )
@@ -170,7 +193,7 @@ async fn reconcile_without(env: &Envtest, ns: &str, resource: &str, verb: Verb) 
         .unwrap();
     // The reconciler alone, handed the CronJob as the cache would hold it (read as admin,
     // since the operator's role has no get): the first pass adds the finalizer, the next
-    // makes the run and writes status.
+    // makes the Job and writes status.
     let reporter = Reporter {
         controller: OPERATOR.into(),
         instance: None,
