@@ -46,6 +46,9 @@ fn throughput(c: &mut Criterion) {
     // kube::Client spawns its request buffer, so it is built inside the runtime.
     let _entered = rt.enter();
     let server = ApiServer::new();
+    for namespace in ["bench", "bench-raw", "listing"] {
+        server.create_namespace(namespace).expect("a namespace");
+    }
     let client = server.client();
     let typed = client.items("bench");
     let raw: kube::Api<Item> = kube::Api::namespaced(client.clone(), "bench-raw");

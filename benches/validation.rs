@@ -157,6 +157,7 @@ fn validation(c: &mut Criterion) {
     // kube::Client spawns its request buffer, so it is built inside the runtime.
     let _entered = rt.enter();
     let server = ApiServer::new();
+    server.create_namespace("bench").expect("a namespace");
     let client = server.client();
     let dry_run = PostParams {
         dry_run: true,

@@ -260,7 +260,6 @@ impl ApiServer {
         state.watchers.len()
     }
 
-    /// The current resourceVersion.
     /// Creates namespace `name` if it does not exist, as `kubectl create namespace` would:
     /// objects can only be created in a namespace that exists (`default`, `kube-system`,
     /// `kube-public` and `kube-node-lease` do from the start). `#[kubegen::test]` creates each
@@ -269,6 +268,7 @@ impl ApiServer {
         self.inner.lock().create_namespace(name)
     }
 
+    /// The current resourceVersion.
     pub fn resource_version(&self) -> u64 {
         self.inner.lock().resource_version()
     }

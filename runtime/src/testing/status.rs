@@ -5,7 +5,8 @@ use serde_json::{Value, json};
 use crate::validation::{FieldError, gofmt, invalid_message};
 
 /// A failed request, rendered as a `Status` object.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{message} ({code})")]
 pub struct ApiError {
     /// HTTP status code.
     pub code: u16,
