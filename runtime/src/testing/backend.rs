@@ -25,9 +25,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Namespace;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, PostParams};
 
 use super::ApiServer;
+
+mod setup;
+
+pub use self::setup::TestSetup;
 
 /// The variable naming a kubeconfig of an existing cluster to test against.
 pub const KUBECONFIG_VARIABLE: &str = "KUBEGEN_TEST_KUBECONFIG";
@@ -90,6 +95,36 @@ pub enum TestEnvError {
     /// Envtest could not start (or the `envtest` feature is off).
     #[error("{0}")]
     Envtest(String),
+    /// The test's setup function described something that cannot be made: an object that does
+    /// not serialize or has no `apiVersion` and `kind`, kinds whose CRD cannot be built.
+    #[error("the test's setup: {0}")]
+    Setup(String),
+    /// A seed object was refused.
+    #[error("creating {object}: {source}")]
+    Seed {
+        /// Which object: its place among the seeds, kind and name.
+        object: String,
+        /// kube's error.
+        source: Box<kube::Error>,
+    },
+    /// A namespace's `default` ServiceAccount could not be created.
+    #[error("creating the default ServiceAccount of namespace {namespace}: {source}")]
+    ServiceAccount {
+        /// The namespace.
+        namespace: String,
+        /// kube's error.
+        source: Box<kube::Error>,
+    },
+    /// The setup's kinds would change a CRD of a cluster other tests share.
+    #[error(
+        "the setup's kinds need CRD {crd} other than the registered one, and \
+         {KUBECONFIG_VARIABLE} names a cluster other tests share: run this test on an envtest \
+         ({ASSETS_VARIABLE}, where it gets an apiserver of its own) or in memory only"
+    )]
+    SharedCluster {
+        /// The CRD's name.
+        crd: String,
+    },
 }
 
 /// What a test body gets: a client, the in-memory server behind it (`None` on a real
@@ -125,8 +160,11 @@ fn namespace_for(test: &str) -> String {
 impl TestEnv {
     /// A fresh in-memory server serving every registered kind.
     pub fn in_memory(test: &str) -> TestEnv {
-        let server = ApiServer::new();
-        let namespace = namespace_for(test);
+        TestEnv::in_memory_with(ApiServer::new(), namespace_for(test))
+    }
+
+    /// `server`, with `namespace` created in it.
+    fn in_memory_with(server: ApiServer, namespace: String) -> TestEnv {
         // A namespace nothing deletes cannot already exist, nor be terminating.
         if let Err(e) = server.create_namespace(&namespace) {
             panic!("creating the test's namespace {namespace}: {}", e.message);
@@ -149,14 +187,47 @@ impl TestEnv {
             Backend::Cluster => cluster_client().await?,
             _ => envtest_client().await?,
         };
+        TestEnv::real_with(client, backend, namespace_for(test))
+            .await
+            .map(Some)
+    }
+
+    /// The real apiserver `setup` describes, with its namespace; `Ok(None)` when the
+    /// environment names none. What keeps a private envtest running comes with it.
+    async fn real_for(setup: &TestSetup) -> Result<Option<(TestEnv, KeepAlive)>, TestEnvError> {
+        let Some(backend) = Backend::real_from_env() else {
+            return Ok(None);
+        };
+        let crds = setup.crds()?;
+        let (client, keep) = match (backend, crds) {
+            (Backend::Cluster, crds) => {
+                let client = cluster_client().await?;
+                if let Some(crds) = crds {
+                    setup::install_on_cluster(&client, &crds).await?;
+                }
+                (client, None)
+            }
+            (_, None) => (envtest_client().await?, None),
+            (_, Some(crds)) => private_envtest(crds).await?,
+        };
+        let namespace = setup.test_namespace().to_owned();
+        let env = TestEnv::real_with(client, backend, namespace).await?;
+        Ok(Some((env, keep)))
+    }
+
+    async fn real_with(
+        client: kube::Client,
+        backend: Backend,
+        namespace: String,
+    ) -> Result<TestEnv, TestEnvError> {
         let env = TestEnv {
             client,
             server: None,
-            namespace: namespace_for(test),
+            namespace,
             backend,
         };
         env.create_namespace(&env.namespace).await?;
-        Ok(Some(env))
+        Ok(env)
     }
 
     /// The in-memory server behind this environment, for fault injection and server knobs.
@@ -240,35 +311,93 @@ async fn envtest_client() -> Result<kube::Client, TestEnvError> {
 
 #[cfg(not(feature = "envtest"))]
 async fn envtest_client() -> Result<kube::Client, TestEnvError> {
-    Err(TestEnvError::Envtest(format!(
+    Err(no_envtest())
+}
+
+/// What keeps a test's private envtest running until the test ends.
+type KeepAlive = Option<Box<dyn std::any::Any>>;
+
+/// An envtest of the test's own, serving exactly `crds`.
+#[cfg(feature = "envtest")]
+async fn private_envtest(
+    crds: Vec<CustomResourceDefinition>,
+) -> Result<(kube::Client, KeepAlive), TestEnvError> {
+    let envtest = crate::testing::Envtest::builder()
+        .crds(crds)
+        .start()
+        .await
+        .map_err(|e| TestEnvError::Envtest(e.to_string()))?;
+    Ok((envtest.client(), Some(Box::new(envtest))))
+}
+
+#[cfg(not(feature = "envtest"))]
+async fn private_envtest(
+    _: Vec<CustomResourceDefinition>,
+) -> Result<(kube::Client, KeepAlive), TestEnvError> {
+    Err(no_envtest())
+}
+
+#[cfg(not(feature = "envtest"))]
+fn no_envtest() -> TestEnvError {
+    TestEnvError::Envtest(format!(
         "{ASSETS_VARIABLE} is set, but kubegen was built without its `envtest` feature: \
          enable it (kubegen = {{ features = [\"envtest\"] }}) or point {KUBECONFIG_VARIABLE} \
          at a cluster instead"
-    )))
+    ))
 }
 
-/// Runs one test body on the in-memory server, in a runtime of its own. Used by
-/// `#[kubegen::test]`.
-pub fn run_in_memory<F, Fut>(test: &str, body: F)
+/// Runs the test's setup function on a new setup for `test`; the namespace is chosen first,
+/// so the function can name things after it.
+fn describe(test: &str, setup: fn(&mut TestSetup)) -> TestSetup {
+    let mut described = TestSetup::new(namespace_for(test));
+    setup(&mut described);
+    described
+}
+
+/// Runs one test body on the in-memory server `setup` describes, in a runtime of its own.
+/// Used by `#[kubegen::test]`.
+pub fn run_in_memory<F, Fut>(test: &str, setup: fn(&mut TestSetup), body: F)
 where
     F: FnOnce(TestEnv) -> Fut,
     Fut: Future<Output = ()>,
 {
+    let setup = describe(test, setup);
     // The client must be made inside the runtime it will run on.
-    test_runtime().block_on(async { body(TestEnv::in_memory(test)).await });
+    test_runtime().block_on(async {
+        let prepared = async {
+            setup.check()?;
+            let env = TestEnv::in_memory_with(setup.server(), setup.test_namespace().to_owned());
+            setup.prepare(&env).await?;
+            Ok::<_, TestEnvError>(env)
+        };
+        match prepared.await {
+            Ok(env) => body(env).await,
+            Err(e) => panic!("{test}: {e}"),
+        }
+    });
 }
 
-/// Runs one test body on the real apiserver the environment configures, in a runtime of its
-/// own; when none is configured the test passes without running and says so on stderr. Used
-/// by `#[kubegen::test]`.
-pub fn run_on_apiserver<F, Fut>(test: &str, body: F)
+/// Runs one test body on the real apiserver the environment configures, set up as `setup`
+/// describes, in a runtime of its own; when none is configured the test passes without
+/// running and says so on stderr. Used by `#[kubegen::test]`.
+pub fn run_on_apiserver<F, Fut>(test: &str, setup: fn(&mut TestSetup), body: F)
 where
     F: FnOnce(TestEnv) -> Fut,
     Fut: Future<Output = ()>,
 {
+    let setup = describe(test, setup);
     test_runtime().block_on(async {
-        match TestEnv::real(test).await {
-            Ok(Some(env)) => body(env).await,
+        let prepared = async {
+            setup.check()?;
+            let Some((env, keep)) = TestEnv::real_for(&setup).await? else {
+                return Ok(None);
+            };
+            setup.prepare(&env).await?;
+            Ok::<_, TestEnvError>(Some((env, keep)))
+        };
+        match prepared.await {
+            // A private envtest lives until the body is done with it.
+            Ok(Some((env, _keep))) => body(env).await,
             Ok(None) => eprintln!(
                 "{test}: no real apiserver ({KUBECONFIG_VARIABLE} and {ASSETS_VARIABLE} unset): not run"
             ),
