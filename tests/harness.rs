@@ -6,8 +6,8 @@
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod, ServiceAccount};
 use kube::api::{Api, ListParams, PostParams};
 use kubegen::CustomResource as _;
-use kubegen::testing::{Backend, TestEnv};
 use kubegen::testing::backend::TestSetup;
+use kubegen::testing::{Backend, TestEnv};
 use serde_json::json;
 
 mod kinds {
@@ -31,6 +31,34 @@ mod kinds {
         pub phase: Option<String>,
     }
 
+    /// A kind served at two versions (the same schema, relabelled between them).
+    pub mod sprocket {
+        pub mod v1 {
+            use kubegen::prelude::*;
+
+            #[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize)]
+            #[resource(group = "harness.kubegen.dev", version = "v1", kind = "Sprocket")]
+            pub struct SprocketSpec {
+                pub teeth: i32,
+            }
+        }
+
+        pub mod v1beta1 {
+            use kubegen::prelude::*;
+
+            #[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize)]
+            #[resource(
+                group = "harness.kubegen.dev",
+                version = "v1beta1",
+                kind = "Sprocket",
+                storage = false
+            )]
+            pub struct SprocketSpec {
+                pub teeth: i32,
+            }
+        }
+    }
+
     /// A second kind, registered in this binary but left out where a setup names its kinds.
     #[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[resource(group = "harness.kubegen.dev", version = "v1", kind = "Gizmo")]
@@ -39,6 +67,7 @@ mod kinds {
     }
 }
 
+use kinds::sprocket::{v1, v1beta1};
 use kinds::{Gizmo, GizmoSpec, Widget, WidgetSpec, WidgetStatus};
 
 fn widget(name: &str, size: i32) -> Widget {
@@ -60,31 +89,69 @@ fn only_widgets(setup: &mut TestSetup) {
 #[kubegen::test(setup = only_widgets)]
 async fn kinds_serves_only_the_kinds_named(env: TestEnv) {
     let widgets: Api<Widget> = Api::namespaced(env.client.clone(), &env.namespace);
-    widgets
+    let created = widgets
         .create(&PostParams::default(), &widget("a", 1))
-        .await
-        .unwrap();
-    assert_eq!(widgets.list(&ListParams::default()).await.unwrap().items.len(), 1);
-
-    let gizmos: Api<Gizmo> = Api::namespaced(env.client.clone(), &env.namespace);
-    assert_eq!(code(gizmos.list(&ListParams::default()).await), 404);
-    let gizmo = Gizmo::new("g", GizmoSpec { color: "red".into() });
-    assert_eq!(code(gizmos.create(&PostParams::default(), &gizmo).await), 404);
+        .await;
+    assert_eq!(created.unwrap().spec.size, 1);
     // Built-in kinds are always served.
     let maps: Api<ConfigMap> = Api::namespaced(env.client.clone(), &env.namespace);
     maps.list(&ListParams::default()).await.unwrap();
+
+    // An existing cluster keeps serving the other kinds it has.
+    if env.backend == Backend::Cluster {
+        return;
+    }
+    let gizmos: Api<Gizmo> = Api::namespaced(env.client.clone(), &env.namespace);
+    assert_eq!(code(gizmos.list(&ListParams::default()).await), 404);
+    let gizmo = Gizmo::new(
+        "g",
+        GizmoSpec {
+            color: "red".into(),
+        },
+    );
+    let refused = gizmos.create(&PostParams::default(), &gizmo).await;
+    assert_eq!(code(refused), 404);
+}
+
+fn sprockets_at_v1(setup: &mut TestSetup) {
+    setup.kinds(&[&[v1::Sprocket::INFO]]);
+}
+
+/// A kind narrowed to some of its versions is a CRD other than the registered one: on envtest
+/// the test gets an apiserver of its own, and on a cluster other tests share it is not run.
+#[kubegen::test(setup = sprockets_at_v1)]
+async fn kinds_can_narrow_a_kind_to_some_versions(env: TestEnv) {
+    let at_v1: Api<v1::Sprocket> = Api::namespaced(env.client.clone(), &env.namespace);
+    let sprocket = v1::Sprocket::new("s", v1::SprocketSpec { teeth: 12 });
+    at_v1
+        .create(&PostParams::default(), &sprocket)
+        .await
+        .unwrap();
+    let at_v1beta1: Api<v1beta1::Sprocket> = Api::namespaced(env.client.clone(), &env.namespace);
+    assert_eq!(code(at_v1beta1.get("s").await), 404);
 }
 
 fn every_kind(setup: &mut TestSetup) {
     // Naming every registered kind is the same as naming none: the shared server serves it.
-    setup.kinds(&[&[Widget::INFO], &[Gizmo::INFO]]);
+    setup.kinds(&[
+        &[Widget::INFO],
+        &[Gizmo::INFO],
+        &[v1::Sprocket::INFO, v1beta1::Sprocket::INFO],
+    ]);
 }
 
 #[kubegen::test(setup = every_kind)]
 async fn kinds_naming_every_registered_kind_serves_them_all(env: TestEnv) {
     let gizmos: Api<Gizmo> = Api::namespaced(env.client.clone(), &env.namespace);
-    let gizmo = Gizmo::new("g", GizmoSpec { color: "red".into() });
+    let gizmo = Gizmo::new(
+        "g",
+        GizmoSpec {
+            color: "red".into(),
+        },
+    );
     gizmos.create(&PostParams::default(), &gizmo).await.unwrap();
+    let at_v1beta1: Api<v1beta1::Sprocket> = Api::namespaced(env.client.clone(), &env.namespace);
+    at_v1beta1.list(&ListParams::default()).await.unwrap();
 }
 
 fn other_namespace(test_namespace: &str) -> String {
@@ -236,13 +303,17 @@ mod admission {
             .create(&PostParams::default(), &widget("small", 3))
             .await
             .unwrap();
-        let refused = widgets.create(&PostParams::default(), &widget("big", 12)).await;
+        let refused = widgets
+            .create(&PostParams::default(), &widget("big", 12))
+            .await;
         let Err(kube::Error::Api(status)) = refused else {
             panic!("expected a denial, got {refused:?}");
         };
         assert_eq!(status.code, 403);
         assert!(
-            status.message.ends_with("denied the request: widgets are small"),
+            status
+                .message
+                .ends_with("denied the request: widgets are small"),
             "{}",
             status.message
         );
@@ -254,13 +325,41 @@ fn an_unnamed_kind(setup: &mut TestSetup) {
 }
 
 #[kubegen::test(in_memory, setup = an_unnamed_kind)]
-#[should_panic(expected = "the test's setup: seed object 0: an object needs its apiVersion and kind")]
+#[should_panic(
+    expected = "the test's setup: seed object 0: an object needs its apiVersion and kind"
+)]
 async fn a_seed_without_a_kind_fails_the_test(_env: TestEnv) {}
 
 fn an_invalid_seed(setup: &mut TestSetup) {
-    setup.object(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "Not_A_Name"}}));
+    setup.object(
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "Not_A_Name"}}),
+    );
 }
 
 #[kubegen::test(in_memory, setup = an_invalid_seed)]
 #[should_panic(expected = "creating seed object 0 (ConfigMap \"Not_A_Name\"): ")]
 async fn a_refused_seed_fails_the_test(_env: TestEnv) {}
+
+/// The setup path resolves where the attribute is written: `super::`, `self::`, `crate::`.
+mod paths {
+    use super::*;
+
+    #[kubegen::test(in_memory, setup = super::two_namespaces)]
+    async fn a_path_through_super(env: TestEnv) {
+        let namespaces: Api<Namespace> = Api::all(env.client.clone());
+        namespaces
+            .get(&other_namespace(&env.namespace))
+            .await
+            .unwrap();
+    }
+
+    fn local(setup: &mut TestSetup) {
+        setup.kinds(&[&[Widget::INFO]]);
+    }
+
+    #[kubegen::test(in_memory, setup = self::local)]
+    async fn a_path_through_self(env: TestEnv) {
+        let gizmos: Api<Gizmo> = Api::namespaced(env.client.clone(), &env.namespace);
+        assert_eq!(code(gizmos.list(&ListParams::default()).await), 404);
+    }
+}

@@ -45,11 +45,15 @@ struct Args {
 
 impl Args {
     /// Parses `in_memory` and `setup = path`, in any order, each at most once. Every mistake is
-    /// reported, each at its own tokens.
-    fn parse(args: TokenStream) -> syn::Result<Args> {
-        let metas = Punctuated::<Meta, Token![,]>::parse_terminated
-            .parse2(args)
-            .map_err(|e| Error::new(e.span(), format!("{e}: {USAGE}")))?;
+    /// reported, each at its own tokens, beside what could be read.
+    fn parse(args: TokenStream) -> (Args, Option<Error>) {
+        let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(args) {
+            Ok(metas) => metas,
+            Err(e) => {
+                let e = Error::new(e.span(), format!("{e}: {USAGE}"));
+                return (Args::default(), Some(e));
+            }
+        };
         let mut parsed = Args::default();
         let mut errors: Option<Error> = None;
         let mut fail = |e: Error| match &mut errors {
@@ -102,10 +106,7 @@ impl Args {
                 ));
             }
         }
-        match errors {
-            Some(e) => Err(e),
-            None => Ok(parsed),
-        }
+        (parsed, errors)
     }
 }
 
@@ -127,18 +128,46 @@ fn check(function: &ItemFn) -> syn::Result<()> {
     Ok(())
 }
 
+/// The tests, or every mistake: with only the arguments wrong, beside the tests made from the
+/// rest; with the function wrong, beside the function as written, so that the names it uses
+/// stay used and only the real errors show (thiserror's `fallback.rs`).
 fn expand_fn(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
-    let args = Args::parse(args);
-    let function = syn::parse2::<ItemFn>(item).and_then(|f| check(&f).map(|()| f));
-    let (args, function) = match (args, function) {
-        (Ok(args), Ok(function)) => (args, function),
-        (Err(mut a), Err(f)) => {
-            a.combine(f);
-            return Err(a);
+    let (args, mut errors) = Args::parse(args);
+    let function: ItemFn = match syn::parse2(item) {
+        Ok(function) => function,
+        Err(e) => {
+            return Err(match errors {
+                Some(mut first) => {
+                    first.combine(e);
+                    first
+                }
+                None => e,
+            });
         }
-        (Err(e), _) | (_, Err(e)) => return Err(e),
     };
+    let mut add = |e: Error| match &mut errors {
+        Some(first) => first.combine(e),
+        None => errors = Some(e),
+    };
+    if let Err(e) = check(&function) {
+        add(e);
+        let errors = errors.map(|e| e.to_compile_error());
+        return Ok(quote! {
+            #errors
+            #[allow(dead_code)]
+            #function
+        });
+    }
+    let tests = expand_tests(&args, &function);
+    let errors = errors.map(|e| e.to_compile_error());
+    Ok(quote! {
+        #errors
+        #tests
+    })
+}
 
+/// The module of tests for a checked function.
+fn expand_tests(args: &Args, function: &ItemFn) -> TokenStream {
     let signature = &function.sig;
     let name = &signature.ident;
     let mut body_signature = signature.clone();
@@ -186,7 +215,7 @@ fn expand_fn(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         .in_memory
         .is_none()
         .then(|| test("run_on_apiserver", "on_apiserver"));
-    Ok(quote! {
+    quote! {
         #setup_item
 
         #vis mod #name {
@@ -198,5 +227,5 @@ fn expand_fn(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
             #in_memory
             #on_apiserver
         }
-    })
+    }
 }

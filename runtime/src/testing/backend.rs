@@ -9,7 +9,8 @@
 //!   one per test process, shared by its tests,
 //!
 //! and passes without doing anything (saying so on stderr) when neither is set, so the same
-//! test suite runs on a machine without a cluster. Every test gets a fresh namespace.
+//! test suite runs on a machine without a cluster. `#[kubegen::test(in_memory)]` makes only the
+//! first, for tests that need the in-memory server's knobs.
 //!
 //! ```ignore
 //! #[kubegen::test]
@@ -18,6 +19,67 @@
 //!     widgets.create(&Widget::new("a", spec())).await.unwrap();
 //!     assert!(widgets.get_opt("a").await.unwrap().is_some());
 //! }
+//! ```
+//!
+//! # The namespace
+//!
+//! Every test gets a fresh namespace (`env.namespace`), with a `default` ServiceAccount in it on
+//! either backend. In a cluster kube-controller-manager's ServiceAccount controller makes that
+//! account in every namespace; Envtest runs no controller-manager, and its apiserver's
+//! ServiceAccount admission refuses a Pod (403 Forbidden, `error looking up service account
+//! <namespace>/default`) in a namespace without one. The harness makes it always rather than on
+//! request, because every namespace of a real cluster has it and code under test may rely on
+//! that. The in-memory server makes it too, so both backends list the same accounts, but it
+//! runs no ServiceAccount admission: a Pod is neither refused without the account nor given
+//! `serviceAccountName` and its token volume.
+//!
+//! # Setting up the server
+//!
+//! `#[kubegen::test(setup = path::to::function)]` (combinable with `in_memory`) names a
+//! `fn(&mut TestSetup)` that describes the server the test needs; both tests call it (before
+//! their runtime exists, so it is a plain `fn`) and apply what it describes before the body
+//! runs, in this order:
+//!
+//! 1. [`TestSetup::kinds`]: serve only these kinds. In memory [`ApiServer::with_kinds`]. On
+//!    Envtest the shared instance when they are exactly the registered kinds, otherwise an
+//!    Envtest of the test's own started with exactly their CRDs (a few seconds; stopped when
+//!    the test ends). On an existing cluster their CRDs are applied, but what else the cluster
+//!    serves stays; a CRD differing from the registered one of the same name is not applied
+//!    (it would change the kind under the cluster's other tests): the test is not run there,
+//!    as when no apiserver is configured, and says why ([`TestEnvError::SharedCluster`]).
+//! 2. The test's namespace, then each [`TestSetup::namespace`], each with its `default`
+//!    ServiceAccount.
+//! 3. [`TestSetup::object`] / [`TestSetup::objects`]: seed objects, created in order through the
+//!    API (their resource found by discovery), a namespaced one without a namespace in the
+//!    test's; a `status` is then written through the status subresource where there is one.
+//! 4. [`TestSetup::in_memory`]: hooks on the in-memory server (knobs, faults, and in-process
+//!    admission with `server.admission(webhooks)`), skipped on a real apiserver. They run last,
+//!    so faults meet the body's requests and webhooks do not see the seeds. A real apiserver
+//!    calls admission webhooks only at an endpoint it can reach, so a test whose assertions
+//!    depend on in-process webhooks is `#[kubegen::test(in_memory, setup = f)]` unless it
+//!    deploys them.
+//!
+//! A setup that cannot be applied (an object that does not serialize or names no kind, a seed
+//! the server refuses) fails the test with a [`TestEnvError`] naming the step.
+//!
+//! Conversions need no setup: the in-memory server runs a kind's registered conversions, while
+//! the CRDs the harness installs on a real apiserver use the `None` strategy (no conversion
+//! webhook is served there), so a test of conversions themselves is `in_memory`.
+//!
+//! ```ignore
+//! fn seeded(setup: &mut TestSetup) {
+//!     let other = format!("{}-other", setup.test_namespace());
+//!     setup
+//!         .kinds(&[&[Widget::INFO]])
+//!         .namespace(&other)
+//!         .object(Widget::new("a", spec()))
+//!         .object(json!({"apiVersion": "v1", "kind": "ConfigMap",
+//!                        "metadata": {"name": "settings", "namespace": other}}))
+//!         .in_memory(|server| server.set_watch_window(10));
+//! }
+//!
+//! #[kubegen::test(setup = seeded)]
+//! async fn reads_the_seeds(env: TestEnv) { ... }
 //! ```
 
 use std::future::Future;
@@ -38,6 +100,10 @@ pub use self::setup::TestSetup;
 pub const KUBECONFIG_VARIABLE: &str = "KUBEGEN_TEST_KUBECONFIG";
 /// The variable naming an envtest assets directory (kube-apiserver, etcd, kubectl).
 pub const ASSETS_VARIABLE: &str = "KUBEBUILDER_ASSETS";
+/// The field manager that applies CRDs to an existing cluster.
+const FIELD_MANAGER: &str = "kubegen-test";
+/// How long CRDs applied to an existing cluster may take to be Established.
+const INSTALL_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Which server a test runs against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,10 +182,11 @@ pub enum TestEnvError {
         source: Box<kube::Error>,
     },
     /// The setup's kinds would change a CRD of a cluster other tests share.
+    /// `#[kubegen::test]` does not run such a test there, and says so on stderr.
     #[error(
         "the setup's kinds need CRD {crd} other than the registered one, and \
          {KUBECONFIG_VARIABLE} names a cluster other tests share: run this test on an envtest \
-         ({ASSETS_VARIABLE}, where it gets an apiserver of its own) or in memory only"
+         ({ASSETS_VARIABLE}, where it gets an apiserver of its own)"
     )]
     SharedCluster {
         /// The CRD's name.
@@ -158,7 +225,8 @@ fn namespace_for(test: &str) -> String {
 }
 
 impl TestEnv {
-    /// A fresh in-memory server serving every registered kind.
+    /// A fresh in-memory server serving every registered kind, with a new namespace for
+    /// `test` (the namespace alone: `#[kubegen::test]` adds its ServiceAccount and the setup).
     pub fn in_memory(test: &str) -> TestEnv {
         TestEnv::in_memory_with(ApiServer::new(), namespace_for(test))
     }
@@ -177,8 +245,9 @@ impl TestEnv {
         }
     }
 
-    /// The real apiserver the environment configures, with a new namespace for `test`;
-    /// `Ok(None)` when neither `KUBEGEN_TEST_KUBECONFIG` nor `KUBEBUILDER_ASSETS` is set.
+    /// The real apiserver the environment configures, with a new namespace for `test` (the
+    /// namespace alone, as [`TestEnv::in_memory`]); `Ok(None)` when neither
+    /// `KUBEGEN_TEST_KUBECONFIG` nor `KUBEBUILDER_ASSETS` is set.
     pub async fn real(test: &str) -> Result<Option<TestEnv>, TestEnvError> {
         let Some(backend) = Backend::real_from_env() else {
             return Ok(None);
@@ -290,7 +359,7 @@ async fn cluster_client() -> Result<kube::Client, TestEnvError> {
     let client = kube::Client::try_from(config).map_err(|e| failed(e.to_string()))?;
     INSTALLED
         .get_or_init(|| async {
-            crate::crd::install(&client, "kubegen-test", Duration::from_secs(60))
+            crate::crd::install(&client, FIELD_MANAGER, INSTALL_TIMEOUT)
                 .await
                 .map(drop)
                 .map_err(|e| e.to_string())
@@ -401,6 +470,8 @@ where
             Ok(None) => eprintln!(
                 "{test}: no real apiserver ({KUBECONFIG_VARIABLE} and {ASSETS_VARIABLE} unset): not run"
             ),
+            // Like a missing apiserver: the environment cannot give this test its server.
+            Err(e @ TestEnvError::SharedCluster { .. }) => eprintln!("{test}: not run: {e}"),
             Err(e) => panic!("{test}: {e}"),
         }
     });
