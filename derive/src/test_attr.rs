@@ -132,26 +132,10 @@ fn check(function: &ItemFn) -> syn::Result<()> {
 /// rest; with the function wrong, beside the function as written, so that the names it uses
 /// stay used and only the real errors show (thiserror's `fallback.rs`).
 fn expand_fn(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
-    let (args, mut errors) = Args::parse(args);
-    let function: ItemFn = match syn::parse2(item) {
-        Ok(function) => function,
-        Err(e) => {
-            return Err(match errors {
-                Some(mut first) => {
-                    first.combine(e);
-                    first
-                }
-                None => e,
-            });
-        }
-    };
-    let mut add = |e: Error| match &mut errors {
-        Some(first) => first.combine(e),
-        None => errors = Some(e),
-    };
+    let (args, errors) = Args::parse(args);
+    let function: ItemFn = syn::parse2(item).map_err(|e| after(errors.clone(), e))?;
     if let Err(e) = check(&function) {
-        add(e);
-        let errors = errors.map(|e| e.to_compile_error());
+        let errors = after(errors, e).to_compile_error();
         return Ok(quote! {
             #errors
             #[allow(dead_code)]
@@ -164,6 +148,17 @@ fn expand_fn(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         #errors
         #tests
     })
+}
+
+/// `e` after the errors found before it.
+fn after(errors: Option<Error>, e: Error) -> Error {
+    match errors {
+        Some(mut first) => {
+            first.combine(e);
+            first
+        }
+        None => e,
+    }
 }
 
 /// The module of tests for a checked function.
@@ -210,11 +205,11 @@ fn expand_tests(args: &Args, function: &ItemFn) -> TokenStream {
             }
         }
     };
-    let in_memory = test("run_in_memory", "in_memory");
+    let in_memory = test("run_in_memory_with", "in_memory");
     let on_apiserver = args
         .in_memory
         .is_none()
-        .then(|| test("run_on_apiserver", "on_apiserver"));
+        .then(|| test("run_on_apiserver_with", "on_apiserver"));
     quote! {
         #setup_item
 

@@ -2,7 +2,8 @@
 //! when the environment names one.
 //!
 //! `#[kubegen::test]` turns an `async fn name(env: TestEnv)` into two tests, `name::in_memory`
-//! and `name::on_apiserver`, which call [`run_in_memory`] and [`run_on_apiserver`]. The second
+//! and `name::on_apiserver`, which call [`run_in_memory_with`] and [`run_on_apiserver_with`]
+//! (or, without the attribute, [`run_in_memory`] and [`run_on_apiserver`]). The second
 //! runs against
 //! - the cluster `KUBEGEN_TEST_KUBECONFIG` points at (the registered CRDs are applied first), or
 //! - an [`Envtest`](crate::testing::Envtest) started from `KUBEBUILDER_ASSETS` (feature `envtest`),
@@ -423,9 +424,19 @@ fn describe(test: &str, setup: fn(&mut TestSetup)) -> TestSetup {
     described
 }
 
+/// Runs one test body on a fresh in-memory server serving every registered kind, in a
+/// runtime of its own: [`run_in_memory_with`] without a setup.
+pub fn run_in_memory<F, Fut>(test: &str, body: F)
+where
+    F: FnOnce(TestEnv) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    run_in_memory_with(test, |_| {}, body);
+}
+
 /// Runs one test body on the in-memory server `setup` describes, in a runtime of its own.
 /// Used by `#[kubegen::test]`.
-pub fn run_in_memory<F, Fut>(test: &str, setup: fn(&mut TestSetup), body: F)
+pub fn run_in_memory_with<F, Fut>(test: &str, setup: fn(&mut TestSetup), body: F)
 where
     F: FnOnce(TestEnv) -> Fut,
     Fut: Future<Output = ()>,
@@ -446,10 +457,20 @@ where
     });
 }
 
+/// Runs one test body on the real apiserver the environment configures, in a runtime of its
+/// own: [`run_on_apiserver_with`] without a setup.
+pub fn run_on_apiserver<F, Fut>(test: &str, body: F)
+where
+    F: FnOnce(TestEnv) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    run_on_apiserver_with(test, |_| {}, body);
+}
+
 /// Runs one test body on the real apiserver the environment configures, set up as `setup`
 /// describes, in a runtime of its own; when none is configured the test passes without
 /// running and says so on stderr. Used by `#[kubegen::test]`.
-pub fn run_on_apiserver<F, Fut>(test: &str, setup: fn(&mut TestSetup), body: F)
+pub fn run_on_apiserver_with<F, Fut>(test: &str, setup: fn(&mut TestSetup), body: F)
 where
     F: FnOnce(TestEnv) -> Fut,
     Fut: Future<Output = ()>,

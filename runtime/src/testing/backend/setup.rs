@@ -21,6 +21,9 @@ use crate::testing::ApiServer;
 /// The name of the ServiceAccount the harness creates in each namespace it makes.
 const DEFAULT_SERVICE_ACCOUNT: &str = "default";
 
+/// A hook on the in-memory server.
+type Hook = Box<dyn FnOnce(&ApiServer)>;
+
 /// What a test needs of its server, applied on every backend: the kinds served, namespaces
 /// beside the test's own, objects that exist before the body runs, and hooks for the in-memory
 /// server. A `#[kubegen::test(setup = f)]` test's `fn f(setup: &mut TestSetup)` fills it in.
@@ -46,7 +49,7 @@ pub struct TestSetup {
     kinds: Option<Vec<Vec<&'static ResourceInfo>>>,
     namespaces: Vec<String>,
     objects: Vec<Value>,
-    hooks: Vec<Box<dyn FnOnce(&ApiServer)>>,
+    hooks: Vec<Hook>,
     /// Objects that could not be serialized, reported before the server is touched.
     errors: Vec<String>,
 }
