@@ -2,14 +2,16 @@
 //! when the environment names one.
 //!
 //! `#[kubegen::test]` turns an `async fn name(env: TestEnv)` into two tests, `name::in_memory`
-//! and `name::on_apiserver`, which call [`run_in_memory`] and [`run_on_apiserver`]. The second
+//! and `name::on_apiserver`, which call [`run_in_memory_with`] and [`run_on_apiserver_with`]
+//! (or, without the attribute, [`run_in_memory`] and [`run_on_apiserver`]). The second
 //! runs against
 //! - the cluster `KUBEGEN_TEST_KUBECONFIG` points at (the registered CRDs are applied first), or
 //! - an [`Envtest`](crate::testing::Envtest) started from `KUBEBUILDER_ASSETS` (feature `envtest`),
 //!   one per test process, shared by its tests,
 //!
 //! and passes without doing anything (saying so on stderr) when neither is set, so the same
-//! test suite runs on a machine without a cluster. Every test gets a fresh namespace.
+//! test suite runs on a machine without a cluster. `#[kubegen::test(in_memory)]` makes only the
+//! first, for tests that need the in-memory server's knobs.
 //!
 //! ```ignore
 //! #[kubegen::test]
@@ -19,20 +21,90 @@
 //!     assert!(widgets.get_opt("a").await.unwrap().is_some());
 //! }
 //! ```
+//!
+//! # The namespace
+//!
+//! Every test gets a fresh namespace (`env.namespace`), with a `default` ServiceAccount in it on
+//! either backend. In a cluster kube-controller-manager's ServiceAccount controller makes that
+//! account in every namespace; Envtest runs no controller-manager, and its apiserver's
+//! ServiceAccount admission refuses a Pod (403 Forbidden, `error looking up service account
+//! <namespace>/default`) in a namespace without one. The harness makes it always rather than on
+//! request, because every namespace of a real cluster has it and code under test may rely on
+//! that. The in-memory server makes it too, so both backends list the same accounts, but it
+//! runs no ServiceAccount admission: a Pod is neither refused without the account nor given
+//! `serviceAccountName` and its token volume.
+//!
+//! # Setting up the server
+//!
+//! `#[kubegen::test(setup = path::to::function)]` (combinable with `in_memory`) names a
+//! `fn(&mut TestSetup)` that describes the server the test needs; both tests call it (before
+//! their runtime exists, so it is a plain `fn`) and apply what it describes before the body
+//! runs, in this order:
+//!
+//! 1. [`TestSetup::kinds`]: serve only these kinds. In memory [`ApiServer::with_kinds`]. On
+//!    Envtest the shared instance when they are exactly the registered kinds, otherwise an
+//!    Envtest of the test's own started with exactly their CRDs (a few seconds; stopped when
+//!    the test ends). On an existing cluster their CRDs are applied, but what else the cluster
+//!    serves stays; a CRD differing from the registered one of the same name is not applied
+//!    (it would change the kind under the cluster's other tests): the test is not run there,
+//!    as when no apiserver is configured, and says why ([`TestEnvError::SharedCluster`]).
+//! 2. The test's namespace, then each [`TestSetup::namespace`], each with its `default`
+//!    ServiceAccount.
+//! 3. [`TestSetup::object`] / [`TestSetup::objects`]: seed objects, created in order through the
+//!    API (their resource found by discovery), a namespaced one without a namespace in the
+//!    test's; a `status` is then written through the status subresource where there is one.
+//! 4. [`TestSetup::in_memory`]: hooks on the in-memory server (knobs, faults, and in-process
+//!    admission with `server.admission(webhooks)`), skipped on a real apiserver. They run last,
+//!    so faults meet the body's requests and webhooks do not see the seeds. A real apiserver
+//!    calls admission webhooks only at an endpoint it can reach, so a test whose assertions
+//!    depend on in-process webhooks is `#[kubegen::test(in_memory, setup = f)]` unless it
+//!    deploys them.
+//!
+//! A setup that cannot be applied (an object that does not serialize or names no kind, a seed
+//! the server refuses) fails the test with a [`TestEnvError`] naming the step.
+//!
+//! Conversions need no setup: the in-memory server runs a kind's registered conversions, while
+//! the CRDs the harness installs on a real apiserver use the `None` strategy (no conversion
+//! webhook is served there), so a test of conversions themselves is `in_memory`.
+//!
+//! ```ignore
+//! fn seeded(setup: &mut TestSetup) {
+//!     let other = format!("{}-other", setup.test_namespace());
+//!     setup
+//!         .kinds(&[&[Widget::INFO]])
+//!         .namespace(&other)
+//!         .object(Widget::new("a", spec()))
+//!         .object(json!({"apiVersion": "v1", "kind": "ConfigMap",
+//!                        "metadata": {"name": "settings", "namespace": other}}))
+//!         .in_memory(|server| server.set_watch_window(10));
+//! }
+//!
+//! #[kubegen::test(setup = seeded)]
+//! async fn reads_the_seeds(env: TestEnv) { ... }
+//! ```
 
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Namespace;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, PostParams};
 
 use super::ApiServer;
+
+mod setup;
+
+pub use self::setup::TestSetup;
 
 /// The variable naming a kubeconfig of an existing cluster to test against.
 pub const KUBECONFIG_VARIABLE: &str = "KUBEGEN_TEST_KUBECONFIG";
 /// The variable naming an envtest assets directory (kube-apiserver, etcd, kubectl).
 pub const ASSETS_VARIABLE: &str = "KUBEBUILDER_ASSETS";
+/// The field manager that applies CRDs to an existing cluster.
+const FIELD_MANAGER: &str = "kubegen-test";
+/// How long CRDs applied to an existing cluster may take to be Established.
+const INSTALL_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Which server a test runs against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,6 +162,37 @@ pub enum TestEnvError {
     /// Envtest could not start (or the `envtest` feature is off).
     #[error("{0}")]
     Envtest(String),
+    /// The test's setup function described something that cannot be made: an object that does
+    /// not serialize or has no `apiVersion` and `kind`, kinds whose CRD cannot be built.
+    #[error("the test's setup: {0}")]
+    Setup(String),
+    /// A seed object was refused.
+    #[error("creating {object}: {source}")]
+    Seed {
+        /// Which object: its place among the seeds, kind and name.
+        object: String,
+        /// kube's error.
+        source: Box<kube::Error>,
+    },
+    /// A namespace's `default` ServiceAccount could not be created.
+    #[error("creating the default ServiceAccount of namespace {namespace}: {source}")]
+    ServiceAccount {
+        /// The namespace.
+        namespace: String,
+        /// kube's error.
+        source: Box<kube::Error>,
+    },
+    /// The setup's kinds would change a CRD of a cluster other tests share.
+    /// `#[kubegen::test]` does not run such a test there, and says so on stderr.
+    #[error(
+        "the setup's kinds need CRD {crd} other than the registered one, and \
+         {KUBECONFIG_VARIABLE} names a cluster other tests share: run this test on an envtest \
+         ({ASSETS_VARIABLE}, where it gets an apiserver of its own)"
+    )]
+    SharedCluster {
+        /// The CRD's name.
+        crd: String,
+    },
 }
 
 /// What a test body gets: a client, the in-memory server behind it (`None` on a real
@@ -123,10 +226,14 @@ fn namespace_for(test: &str) -> String {
 }
 
 impl TestEnv {
-    /// A fresh in-memory server serving every registered kind.
+    /// A fresh in-memory server serving every registered kind, with a new namespace for
+    /// `test` (the namespace alone: `#[kubegen::test]` adds its ServiceAccount and the setup).
     pub fn in_memory(test: &str) -> TestEnv {
-        let server = ApiServer::new();
-        let namespace = namespace_for(test);
+        TestEnv::in_memory_with(ApiServer::new(), namespace_for(test))
+    }
+
+    /// `server`, with `namespace` created in it.
+    fn in_memory_with(server: ApiServer, namespace: String) -> TestEnv {
         // A namespace nothing deletes cannot already exist, nor be terminating.
         if let Err(e) = server.create_namespace(&namespace) {
             panic!("creating the test's namespace {namespace}: {}", e.message);
@@ -139,8 +246,9 @@ impl TestEnv {
         }
     }
 
-    /// The real apiserver the environment configures, with a new namespace for `test`;
-    /// `Ok(None)` when neither `KUBEGEN_TEST_KUBECONFIG` nor `KUBEBUILDER_ASSETS` is set.
+    /// The real apiserver the environment configures, with a new namespace for `test` (the
+    /// namespace alone, as [`TestEnv::in_memory`]); `Ok(None)` when neither
+    /// `KUBEGEN_TEST_KUBECONFIG` nor `KUBEBUILDER_ASSETS` is set.
     pub async fn real(test: &str) -> Result<Option<TestEnv>, TestEnvError> {
         let Some(backend) = Backend::real_from_env() else {
             return Ok(None);
@@ -149,14 +257,47 @@ impl TestEnv {
             Backend::Cluster => cluster_client().await?,
             _ => envtest_client().await?,
         };
+        TestEnv::real_with(client, backend, namespace_for(test))
+            .await
+            .map(Some)
+    }
+
+    /// The real apiserver `setup` describes, with its namespace; `Ok(None)` when the
+    /// environment names none. What keeps a private envtest running comes with it.
+    async fn real_for(setup: &TestSetup) -> Result<Option<(TestEnv, KeepAlive)>, TestEnvError> {
+        let Some(backend) = Backend::real_from_env() else {
+            return Ok(None);
+        };
+        let crds = setup.crds()?;
+        let (client, keep) = match (backend, crds) {
+            (Backend::Cluster, crds) => {
+                let client = cluster_client().await?;
+                if let Some(crds) = crds {
+                    setup::install_on_cluster(&client, &crds).await?;
+                }
+                (client, None)
+            }
+            (_, None) => (envtest_client().await?, None),
+            (_, Some(crds)) => private_envtest(crds).await?,
+        };
+        let namespace = setup.test_namespace().to_owned();
+        let env = TestEnv::real_with(client, backend, namespace).await?;
+        Ok(Some((env, keep)))
+    }
+
+    async fn real_with(
+        client: kube::Client,
+        backend: Backend,
+        namespace: String,
+    ) -> Result<TestEnv, TestEnvError> {
         let env = TestEnv {
             client,
             server: None,
-            namespace: namespace_for(test),
+            namespace,
             backend,
         };
         env.create_namespace(&env.namespace).await?;
-        Ok(Some(env))
+        Ok(env)
     }
 
     /// The in-memory server behind this environment, for fault injection and server knobs.
@@ -219,7 +360,7 @@ async fn cluster_client() -> Result<kube::Client, TestEnvError> {
     let client = kube::Client::try_from(config).map_err(|e| failed(e.to_string()))?;
     INSTALLED
         .get_or_init(|| async {
-            crate::crd::install(&client, "kubegen-test", Duration::from_secs(60))
+            crate::crd::install(&client, FIELD_MANAGER, INSTALL_TIMEOUT)
                 .await
                 .map(drop)
                 .map_err(|e| e.to_string())
@@ -240,38 +381,118 @@ async fn envtest_client() -> Result<kube::Client, TestEnvError> {
 
 #[cfg(not(feature = "envtest"))]
 async fn envtest_client() -> Result<kube::Client, TestEnvError> {
-    Err(TestEnvError::Envtest(format!(
+    Err(no_envtest())
+}
+
+/// What keeps a test's private envtest running until the test ends.
+type KeepAlive = Option<Box<dyn std::any::Any>>;
+
+/// An envtest of the test's own, serving exactly `crds`.
+#[cfg(feature = "envtest")]
+async fn private_envtest(
+    crds: Vec<CustomResourceDefinition>,
+) -> Result<(kube::Client, KeepAlive), TestEnvError> {
+    let envtest = crate::testing::Envtest::builder()
+        .crds(crds)
+        .start()
+        .await
+        .map_err(|e| TestEnvError::Envtest(e.to_string()))?;
+    Ok((envtest.client(), Some(Box::new(envtest))))
+}
+
+#[cfg(not(feature = "envtest"))]
+async fn private_envtest(
+    _: Vec<CustomResourceDefinition>,
+) -> Result<(kube::Client, KeepAlive), TestEnvError> {
+    Err(no_envtest())
+}
+
+#[cfg(not(feature = "envtest"))]
+fn no_envtest() -> TestEnvError {
+    TestEnvError::Envtest(format!(
         "{ASSETS_VARIABLE} is set, but kubegen was built without its `envtest` feature: \
          enable it (kubegen = {{ features = [\"envtest\"] }}) or point {KUBECONFIG_VARIABLE} \
          at a cluster instead"
-    )))
+    ))
 }
 
-/// Runs one test body on the in-memory server, in a runtime of its own. Used by
-/// `#[kubegen::test]`.
+/// Runs the test's setup function on a new setup for `test`; the namespace is chosen first,
+/// so the function can name things after it.
+fn describe(test: &str, setup: fn(&mut TestSetup)) -> TestSetup {
+    let mut described = TestSetup::new(namespace_for(test));
+    setup(&mut described);
+    described
+}
+
+/// Runs one test body on a fresh in-memory server serving every registered kind, in a
+/// runtime of its own: [`run_in_memory_with`] without a setup.
 pub fn run_in_memory<F, Fut>(test: &str, body: F)
 where
     F: FnOnce(TestEnv) -> Fut,
     Fut: Future<Output = ()>,
 {
+    run_in_memory_with(test, |_| {}, body);
+}
+
+/// Runs one test body on the in-memory server `setup` describes, in a runtime of its own.
+/// Used by `#[kubegen::test]`.
+pub fn run_in_memory_with<F, Fut>(test: &str, setup: fn(&mut TestSetup), body: F)
+where
+    F: FnOnce(TestEnv) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let setup = describe(test, setup);
     // The client must be made inside the runtime it will run on.
-    test_runtime().block_on(async { body(TestEnv::in_memory(test)).await });
+    test_runtime().block_on(async {
+        let prepared = async {
+            setup.check()?;
+            let env = TestEnv::in_memory_with(setup.server(), setup.test_namespace().to_owned());
+            setup.prepare(&env).await?;
+            Ok::<_, TestEnvError>(env)
+        };
+        match prepared.await {
+            Ok(env) => body(env).await,
+            Err(e) => panic!("{test}: {e}"),
+        }
+    });
 }
 
 /// Runs one test body on the real apiserver the environment configures, in a runtime of its
-/// own; when none is configured the test passes without running and says so on stderr. Used
-/// by `#[kubegen::test]`.
+/// own: [`run_on_apiserver_with`] without a setup.
 pub fn run_on_apiserver<F, Fut>(test: &str, body: F)
 where
     F: FnOnce(TestEnv) -> Fut,
     Fut: Future<Output = ()>,
 {
+    run_on_apiserver_with(test, |_| {}, body);
+}
+
+/// Runs one test body on the real apiserver the environment configures, set up as `setup`
+/// describes, in a runtime of its own; when none is configured the test passes without
+/// running and says so on stderr. Used by `#[kubegen::test]`.
+pub fn run_on_apiserver_with<F, Fut>(test: &str, setup: fn(&mut TestSetup), body: F)
+where
+    F: FnOnce(TestEnv) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let setup = describe(test, setup);
     test_runtime().block_on(async {
-        match TestEnv::real(test).await {
-            Ok(Some(env)) => body(env).await,
+        let prepared = async {
+            setup.check()?;
+            let Some((env, keep)) = TestEnv::real_for(&setup).await? else {
+                return Ok(None);
+            };
+            setup.prepare(&env).await?;
+            Ok::<_, TestEnvError>(Some((env, keep)))
+        };
+        match prepared.await {
+            // A private envtest lives until the body is done with it.
+            Ok(Some((env, _keep))) => body(env).await,
             Ok(None) => eprintln!(
                 "{test}: no real apiserver ({KUBECONFIG_VARIABLE} and {ASSETS_VARIABLE} unset): not run"
             ),
+            // Like a missing apiserver: the environment cannot give this test its server.
+            Err(e @ TestEnvError::SharedCluster { .. }) => eprintln!("{test}: not run: {e}"),
             Err(e) => panic!("{test}: {e}"),
         }
     });
