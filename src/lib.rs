@@ -37,8 +37,11 @@ pub use kubegen_derive::{ApiType, CustomResource};
 /// Runs an `async fn name(env: testing::TestEnv)` test on every backend: as `name::in_memory`
 /// on the in-memory server, and as `name::on_apiserver` on the real apiserver that
 /// `KUBEGEN_TEST_KUBECONFIG` or `KUBEBUILDER_ASSETS` configures (it passes without running
-/// when neither is set). `#[kubegen::test(in_memory)]` makes only the first, for tests that
-/// inject faults. See [`testing::backend`].
+/// when neither is set). Each test gets a namespace of its own, created on either backend.
+/// `#[kubegen::test(in_memory)]` makes only the first, for tests that inject faults;
+/// `#[kubegen::test(setup = f)]` (also with `in_memory`) runs `fn f(&mut testing::TestSetup)`
+/// to describe the server the test needs — kinds, further namespaces, seed objects, hooks on
+/// the in-memory server — applied on every backend. See [`testing::backend`].
 #[cfg(feature = "testing")]
 pub use kubegen_derive::test;
 pub use kubegen_runtime::{

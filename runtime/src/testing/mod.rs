@@ -43,7 +43,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
-pub use self::backend::{Backend, TestEnv, TestEnvError};
+pub use self::backend::{Backend, TestEnv, TestEnvError, TestSetup};
 #[cfg(feature = "envtest")]
 pub use self::envtest::{Envtest, EnvtestBuilder, EnvtestError};
 pub use self::http::ResponseBody;

@@ -485,6 +485,19 @@ fn subresource_cases() -> Vec<Case> {
             )
             .merge(DEPLOYMENTS, "d", json!({"status": {"replicas": 9}}))
             .get(DEPLOYMENTS, "d", Some("status")),
+        Case::new("builtin: a ConfigMap replaced without a resourceVersion")
+            .create(
+                CONFIGMAPS,
+                "ConfigMap",
+                json!({"metadata": {"name": "cm"}, "data": {"a": "1"}}),
+            )
+            .put(
+                CONFIGMAPS,
+                "ConfigMap",
+                "cm",
+                None,
+                json!({"metadata": {"name": "cm"}, "data": {"a": "2"}}),
+            ),
         Case::new("builtin: a ConfigMap applied, then strategically patched")
             .apply(
                 CONFIGMAPS,

@@ -340,6 +340,11 @@ impl Builtin {
         )]
     }
 
+    /// The strategy's `AllowUnconditionalUpdate`: every kind served here but Lease.
+    pub fn allows_unconditional_update(self) -> bool {
+        !self.is("coordination.k8s.io", "Lease")
+    }
+
     /// Whether this is the core Service, whose addresses and ports are allocated.
     pub fn is_service(self) -> bool {
         self.is("", "Service")

@@ -525,9 +525,9 @@ impl State {
         let e = self.entry(t);
         let rv = request::resource_version(meta_str(new, "resourceVersion").unwrap_or(""))
             .map_err(ApiError::internal)?;
-        // Built-in strategies allow unconditional updates: without a resourceVersion, a PUT
-        // overwrites what is stored (a custom resource's refuses it).
-        if rv == 0 && e.builtin.is_some() {
+        // Most built-in strategies allow unconditional updates: without a resourceVersion, a
+        // PUT overwrites what is stored (a Lease's and a custom resource's refuse it).
+        if rv == 0 && e.builtin.is_some_and(Builtin::allows_unconditional_update) {
             return Ok(());
         }
         if rv == 0 {
