@@ -5,6 +5,7 @@
 //! registry strategies ([`strategy`]) and validation ([`validate`]).
 
 pub(crate) mod admission;
+pub(crate) mod convert;
 pub(crate) mod defaults;
 pub(crate) mod strategy;
 pub(crate) mod validate;
