@@ -85,12 +85,6 @@ const INTENTIONAL: &[(&str, &str)] = &[
     ("builtin: immutable-pvc-shrink", GO_STRUCT_DUMP),
     ("builtin: immutable-pvc-grow-unbound", GO_STRUCT_DUMP),
     ("builtin: immutable-job-template-change", GO_STRUCT_DUMP),
-    (
-        "builtin: defaults-hpa-v1",
-        "an autoscaling/v1 HorizontalPodAutoscaler is stored as v2 and converted back by the \
-     apiserver (targetCPUUtilizationPercentage defaults to 80 through the v2 metrics); the \
-     in-memory server keeps both versions without converting between them (README)",
-    ),
 ];
 
 type Recording = BTreeMap<String, Vec<Value>>;

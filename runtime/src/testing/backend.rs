@@ -30,9 +30,8 @@
 //! ServiceAccount admission refuses a Pod (403 Forbidden, `error looking up service account
 //! <namespace>/default`) in a namespace without one. The harness makes it always rather than on
 //! request, because every namespace of a real cluster has it and code under test may rely on
-//! that. The in-memory server makes it too, so both backends list the same accounts, but it
-//! runs no ServiceAccount admission: a Pod is neither refused without the account nor given
-//! `serviceAccountName` and its token volume.
+//! that. The in-memory server makes it too and runs the same admission: without the account a
+//! Pod is refused there as well.
 //!
 //! # Setting up the server
 //!

@@ -17,7 +17,7 @@ pub mod service;
 
 use serde_json::{Map, Value, json};
 
-use super::defaults::{self, child, child_or_insert};
+use super::defaults::{self, child_or_insert};
 
 /// Whether `group` `kind` objects carry a `metadata.generation` the strategy sets to 1 on
 /// create and bumps when the spec changes.
@@ -262,35 +262,8 @@ fn namespace_finalizer(namespace: &mut Value) {
 /// gets the `job-name` and `controller-uid` labels (legacy and `batch.kubernetes.io/`
 /// ones) it lacks, and the selector matches `batch.kubernetes.io/controller-uid`.
 fn job_selector(job: &mut Value) {
-    if job.pointer("/spec/manualSelector") == Some(&Value::Bool(true)) {
-        return;
-    }
-    let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_owned();
-    let name = text(job.pointer("/metadata/name"));
-    let uid = text(job.pointer("/metadata/uid"));
-    let Some(spec) = child(job, "spec") else {
-        return;
-    };
-    if let Some(template) = child_or_insert(spec, "template")
-        && let Some(metadata) = child_or_insert(template, "metadata")
-        && let Some(labels) = child_or_insert(metadata, "labels").and_then(Value::as_object_mut)
-    {
-        for (key, value) in [
-            ("job-name", &name),
-            ("batch.kubernetes.io/job-name", &name),
-            ("controller-uid", &uid),
-            ("batch.kubernetes.io/controller-uid", &uid),
-        ] {
-            labels.entry(key).or_insert_with(|| value.as_str().into());
-        }
-    }
-    if let Some(selector) = child_or_insert(spec, "selector")
-        && let Some(labels) =
-            child_or_insert(selector, "matchLabels").and_then(Value::as_object_mut)
-    {
-        labels
-            .entry("batch.kubernetes.io/controller-uid")
-            .or_insert_with(|| uid.as_str().into());
+    if job.pointer("/spec/manualSelector") != Some(&Value::Bool(true)) {
+        super::validate::generate_job_selector(job);
     }
 }
 

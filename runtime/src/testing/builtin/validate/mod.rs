@@ -33,6 +33,8 @@ mod service;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use batch::generate_selector as generate_job_selector;
+
 use serde_json::Value;
 
 use crate::validation::FieldError;
