@@ -14,9 +14,10 @@
 //! feature, [`ApiServer::admission`] runs a kind's mutator and validator in process, in the
 //! apiserver's order (mutating, schema and CEL validation, validating), and
 //! [`ApiServer::admission_unavailable`] simulates a webhook that cannot be reached. Beside
-//! the CRDs it serves two built-in kinds, `coordination.k8s.io/v1` Lease (for
-//! [`crate::leaderelection`]) and `events.k8s.io/v1` Event (for event recorders). What
-//! differs from the apiserver is listed in the README's in-memory server section.
+//! the CRDs it serves the built-in API of kube-apiserver v1.36.2 (Deployments, Jobs,
+//! Services, ConfigMaps, Namespaces, ... with the apiserver's defaulting, admission,
+//! strategies and validation; see `builtin`), and namespaces are objects. What differs from
+//! the apiserver is listed in the README's in-memory server section.
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {

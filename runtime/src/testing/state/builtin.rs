@@ -1,12 +1,12 @@
-//! Built-in kinds the in-memory server serves beside the CRDs: `coordination.k8s.io/v1`
-//! Lease (leader election) and `events.k8s.io/v1` Event (what kube-runtime's
-//! `events::Recorder` writes).
+//! The built-in kinds in the server's store: one [`KindEntry`] per kind of the built-in API
+//! (`crate::testing::builtin`), built once per process and shared by every server.
 //!
 //! They go through the same store as custom resources, with what makes a built-in kind
-//! different: no CustomResourceDefinition (they are not listed under apiextensions), no
-//! `metadata.generation`, the registry strategy's validation (Go code, not a schema: its
-//! messages are the apiserver's) and `MicroTime` fields, which Go reads only in the
-//! `2006-01-02T15:04:05.000000Z07:00` layout and writes back in UTC.
+//! different: no CustomResourceDefinition (they are not listed under apiextensions), the
+//! OpenAPI schema's shape without its checks (Go code validates them), Go's zero values and
+//! defaulters on decode, the registry strategies and the apiserver's own admission plugins,
+//! and `MicroTime` fields, which Go reads only in the `2006-01-02T15:04:05.000000Z07:00`
+//! layout and writes back in UTC.
 
 use std::sync::{Arc, LazyLock};
 
