@@ -187,6 +187,12 @@ fn null_fields(group: &str, kind: &str) -> &'static [&'static [&'static str]] {
 }
 
 /// The schema of the property at `path`.
+fn property<'s>(schema: &'s Value, path: &[&str]) -> Option<&'s Value> {
+    path.iter()
+        .try_fold(schema, |s, name| s.get("properties")?.get(*name))
+}
+
+/// The schema of the property at `path`, to change.
 fn property_mut<'s>(schema: &'s mut Value, path: &[&str]) -> Option<&'s mut Value> {
     path.iter()
         .try_fold(schema, |s, name| s.get_mut("properties")?.get_mut(*name))
@@ -271,7 +277,7 @@ impl Builtin {
         required_nulls(schema, object);
         for path in null_fields(&self.0.group, &self.0.kind) {
             if let Some((field, parents)) = path.split_last()
-                && property_mut(&mut schema.clone(), path).is_some()
+                && property(schema, path).is_some()
                 && let Some(Value::Object(parent)) = parents
                     .iter()
                     .try_fold(&mut *object, |o, name| o.get_mut(*name))
