@@ -355,6 +355,23 @@ impl State {
         }
     }
 
+    /// The index of the core group's kind served at `plural`.
+    fn core_kind(&self, plural: &str) -> Option<usize> {
+        self.kinds
+            .iter()
+            .position(|k| k.group.is_empty() && k.plural == plural)
+    }
+
+    /// The object `t` names, with its name and key, as stored; the kind's 404 otherwise.
+    fn stored(&self, t: &Target) -> Result<(String, Key, Value), ApiError> {
+        let name = self.name(t)?.to_owned();
+        let key = self.key(t, &name);
+        match self.objects.get(&key) {
+            Some(object) => Ok((name, key, object.clone())),
+            None => Err(self.not_found(t, &name)),
+        }
+    }
+
     /// Whether `t` addresses the core Service kind.
     fn is_service(&self, t: &Target) -> bool {
         self.entry(t).builtin.is_some_and(Builtin::is_service)
@@ -761,13 +778,7 @@ impl State {
         w: &WriteOptions,
         warnings: &mut Vec<String>,
     ) -> Result<Deletion, ApiError> {
-        let name = self.name(t)?.to_owned();
-        let key = self.key(t, &name);
-        let existing = self
-            .objects
-            .get(&key)
-            .cloned()
-            .ok_or_else(|| self.not_found(t, &name))?;
+        let (name, key, existing) = self.stored(t)?;
         let e = self.entry(t);
         let (group, kind) = (e.group, e.kind);
         let conflict = |why: String| ApiError::conflict(group, kind, &name, &why);

@@ -14,9 +14,7 @@ const IMMORTAL: [&str; 3] = ["default", "kube-public", "kube-system"];
 impl State {
     /// The index of the core Namespace kind.
     pub(super) fn namespace_kind(&self) -> Option<usize> {
-        self.kinds
-            .iter()
-            .position(|k| k.group.is_empty() && k.plural == "namespaces")
+        self.core_kind("namespaces")
     }
 
     /// Whether `t` addresses the core Namespace kind.
@@ -137,13 +135,7 @@ impl State {
         body: Value,
         w: &WriteOptions,
     ) -> Result<Value, ApiError> {
-        let name = self.name(t)?.to_owned();
-        let key = self.key(t, &name);
-        let existing = self
-            .objects
-            .get(&key)
-            .cloned()
-            .ok_or_else(|| self.not_found(t, &name))?;
+        let (name, key, existing) = self.stored(t)?;
         self.check_update_body(t, &name, &body)?;
         let mut updated = existing.clone();
         updated["spec"]["finalizers"] = body["spec"]["finalizers"].clone();

@@ -417,10 +417,7 @@ impl State {
         body: &mut Value,
     ) -> Result<(), ApiError> {
         let namespace = t.namespace.clone().unwrap_or_default();
-        let accounts = self
-            .kinds
-            .iter()
-            .position(|k| k.group.is_empty() && k.plural == "serviceaccounts");
+        let accounts = self.core_kind("serviceaccounts");
         let exists = |account: &str| {
             accounts.is_some_and(|k| {
                 self.objects
