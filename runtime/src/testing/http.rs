@@ -99,6 +99,23 @@ pub async fn handle(inner: Arc<Inner>, req: Request<impl RequestBody>) -> Respon
     if let Some(delay) = inner.faults.latency() {
         tokio::time::sleep(delay).await;
     }
+    handle_with(inner, req, true).await
+}
+
+/// Serves one request of the server's own controllers: as any other, but past the injected
+/// faults and latency, which are the test's for its own clients.
+pub async fn handle_internal(
+    inner: Arc<Inner>,
+    req: Request<impl RequestBody>,
+) -> Response<ResponseBody> {
+    handle_with(inner, req, false).await
+}
+
+async fn handle_with(
+    inner: Arc<Inner>,
+    req: Request<impl RequestBody>,
+    faults: bool,
+) -> Response<ResponseBody> {
     let (parts, body) = req.into_parts();
     // Go's server refuses a path it cannot unescape before any handler runs.
     let Ok(segments) = path::segments(parts.uri.path()) else {
@@ -119,7 +136,7 @@ pub async fn handle(inner: Arc<Inner>, req: Request<impl RequestBody>) -> Respon
         user_agent,
     };
     let mut warnings = Recorder::default();
-    let mut response = match serve(&inner, &call, body, &mut warnings).await {
+    let mut response = match serve(&inner, &call, body, &mut warnings, faults).await {
         Ok(response) => response,
         Err(e) => output::error(&e, &call.accept(), call.pretty),
     };
@@ -139,8 +156,9 @@ async fn serve(
     call: &Call,
     body: impl RequestBody,
     warnings: &mut Recorder,
+    faults: bool,
 ) -> Result<Response<ResponseBody>, ApiError> {
-    if let Some(e) = inner.faults.take_failure() {
+    if faults && let Some(e) = inner.faults.take_failure() {
         return Err(e);
     }
     let resource = path::resource_request(&call.segments, &call.method, &call.query);
@@ -155,7 +173,7 @@ async fn serve(
             ))
         })?;
     }
-    if watch && inner.faults.take_watch_failure() {
+    if watch && faults && inner.faults.take_watch_failure() {
         return Err(ApiError::injected(500, None));
     }
     if let Some(crd) = CrdRequest::of(&call.segments) {

@@ -28,6 +28,8 @@
 
 pub mod backend;
 mod builtin;
+mod clock;
+pub mod controllers;
 mod decode;
 #[cfg(feature = "envtest")]
 pub mod envtest;
@@ -45,6 +47,8 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 pub use self::backend::{Backend, TestEnv, TestEnvError, TestSetup};
+pub use self::clock::Clock;
+pub use self::controllers::Controllers;
 #[cfg(feature = "envtest")]
 pub use self::envtest::{Envtest, EnvtestBuilder, EnvtestError};
 pub use self::http::ResponseBody;
@@ -62,6 +66,9 @@ use crate::resource::ResourceInfo;
 /// The server's shared state.
 pub struct Inner {
     state: Mutex<State>,
+    clock: Clock,
+    /// The in-memory controllers, once started.
+    driver: Mutex<Option<Arc<controllers::Driver>>>,
     faults: FaultState,
     ticker: AtomicBool,
     bookmark_interval_ms: AtomicU64,
@@ -174,9 +181,12 @@ impl ApiServer {
             })
             .collect();
         entries.extend(Builtin::entries());
+        let clock = Clock::default();
         ApiServer {
             inner: Arc::new(Inner {
-                state: Mutex::new(State::new(entries)),
+                state: Mutex::new(State::new(entries, clock.clone())),
+                clock,
+                driver: Mutex::new(None),
                 faults: FaultState::default(),
                 ticker: AtomicBool::new(false),
                 bookmark_interval_ms: AtomicU64::new(1000),

@@ -35,3 +35,8 @@ impl<F: Future> Future for DeepStack<F> {
         stacker::grow(STACK, move || future.poll(cx))
     }
 }
+
+/// Runs `f` on a stack of [`STACK`] bytes (a request the server's own controllers make).
+pub(crate) fn deep<R>(f: impl FnOnce() -> R) -> R {
+    stacker::grow(STACK, f)
+}

@@ -34,7 +34,7 @@ impl State {
     fn with_field_manager<R>(&self, t: &Target, f: impl FnOnce(&FieldManager<'_>) -> R) -> R {
         let e = self.entry(t);
         let subresource = t.subresource.as_deref().unwrap_or("");
-        let now = now();
+        let now = self.clock.rfc3339();
         if subresource == "scale" {
             let schemas = |v: &str| scale_schema(v);
             return f(&FieldManager {

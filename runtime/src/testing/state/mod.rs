@@ -263,6 +263,10 @@ pub struct State {
     /// Capacity of a watch's queue: a watcher that falls this far behind is dropped.
     pub watch_queue: usize,
     sequence: u64,
+    /// The cluster's clock: every time the server writes reads it.
+    pub clock: crate::testing::Clock,
+    /// Where committed changes go for the in-memory controllers, once they run.
+    pub feed: Option<Arc<crate::testing::controllers::Feed>>,
     /// The admission webhooks run in process.
     #[cfg(feature = "webhook")]
     pub webhooks: Option<crate::webhook::Webhooks>,
@@ -273,12 +277,6 @@ pub struct State {
         crate::webhook::WebhookKind,
         super::FailurePolicy,
     )>,
-}
-
-fn now() -> String {
-    k8s_openapi::jiff::Timestamp::now()
-        .strftime("%Y-%m-%dT%H:%M:%SZ")
-        .to_string()
 }
 
 fn meta(object: &Value) -> &Value {
@@ -320,8 +318,10 @@ impl Drop for State {
 }
 
 impl State {
-    pub fn new(kinds: Vec<Arc<KindEntry>>) -> Self {
+    pub fn new(kinds: Vec<Arc<KindEntry>>, clock: crate::testing::Clock) -> Self {
         let mut state = State {
+            clock,
+            feed: None,
             kinds,
             rv: 1,
             objects: BTreeMap::new(),
@@ -343,6 +343,58 @@ impl State {
 
     pub fn resource_version(&self) -> u64 {
         self.rv
+    }
+
+    /// Sends every later change to `feed`, after every object that exists now as added (an
+    /// informer's first list).
+    pub(crate) fn start_feed(&mut self, feed: &Arc<crate::testing::controllers::Feed>) {
+        for ((kind, ..), object) in &self.objects {
+            let e = &self.kinds[*kind];
+            feed.push(crate::testing::controllers::Change {
+                seq: 0,
+                group: e.group,
+                resource: e.plural,
+                kind: e.kind,
+                change: crate::testing::controllers::ChangeType::Added,
+                old: None,
+                object: object.clone(),
+            });
+        }
+        self.feed = Some(feed.clone());
+    }
+
+    /// The index of the kind serving `group`/`plural`.
+    fn kind_index(&self, group: &str, plural: &str) -> Option<usize> {
+        self.kinds
+            .iter()
+            .position(|k| k.group == group && k.plural == plural)
+    }
+
+    /// A stored object as storage holds it (the in-memory controllers' reads).
+    pub fn stored_object(
+        &self,
+        group: &str,
+        plural: &str,
+        namespace: &str,
+        name: &str,
+    ) -> Option<Value> {
+        let kind = self.kind_index(group, plural)?;
+        self.objects
+            .get(&(kind, namespace.to_owned(), name.to_owned()))
+            .cloned()
+    }
+
+    /// The stored objects of a kind, of one namespace or all, in key order.
+    pub fn stored_objects(&self, group: &str, plural: &str, namespace: Option<&str>) -> Vec<Value> {
+        let Some(kind) = self.kind_index(group, plural) else {
+            return Vec::new();
+        };
+        let start = (kind, namespace.unwrap_or("").to_owned(), String::new());
+        self.objects
+            .range(start..)
+            .take_while(|((k, ns, _), _)| *k == kind && namespace.is_none_or(|n| n == ns))
+            .map(|(_, v)| v.clone())
+            .collect()
     }
 
     /// Where etcd keeps the object at `key`: a custom resource under its group, a built-in
@@ -827,7 +879,7 @@ impl State {
         // Marking an object for deletion changes it: the apiserver bumps its generation, if
         // it has one (built-in kinds such as Lease have none).
         let mut marked = existing.clone();
-        marked["metadata"]["deletionTimestamp"] = json!(now());
+        marked["metadata"]["deletionTimestamp"] = json!(self.clock.rfc3339());
         marked["metadata"]["deletionGracePeriodSeconds"] = json!(0);
         if let Some(generation) = existing["metadata"]["generation"].as_i64() {
             marked["metadata"]["generation"] = json!(generation + 1);

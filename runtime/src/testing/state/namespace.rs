@@ -29,7 +29,7 @@ impl State {
         };
         for name in SYSTEM {
             self.sequence += 1;
-            let time = now();
+            let time = self.clock.rfc3339();
             let object = json!({
                 "kind": "Namespace",
                 "apiVersion": "v1",
@@ -117,7 +117,7 @@ impl State {
             return Ok(None);
         }
         let mut marked = existing.clone();
-        marked["metadata"]["deletionTimestamp"] = json!(now());
+        marked["metadata"]["deletionTimestamp"] = json!(self.clock.rfc3339());
         marked["status"]["phase"] = json!("Terminating");
         if w.dry_run {
             return self.present(t, &marked).map(Some);

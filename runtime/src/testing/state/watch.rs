@@ -136,6 +136,22 @@ impl State {
     }
 
     pub(super) fn publish(&mut self, event: Event) {
+        if let Some(feed) = &self.feed {
+            let e = &self.kinds[event.kind];
+            feed.push(crate::testing::controllers::Change {
+                seq: 0,
+                group: e.group,
+                resource: e.plural,
+                kind: e.kind,
+                change: match event.event_type {
+                    "ADDED" => crate::testing::controllers::ChangeType::Added,
+                    "DELETED" => crate::testing::controllers::ChangeType::Deleted,
+                    _ => crate::testing::controllers::ChangeType::Modified,
+                },
+                old: event.old.clone(),
+                object: event.new.clone(),
+            });
+        }
         let mut closed = Vec::new();
         for (i, w) in self.watchers.iter().enumerate() {
             if let Some(frame) = self.render(w, &event) {

@@ -102,7 +102,12 @@ impl State {
                 .collect(),
             None => Vec::new(),
         };
-        request::fill_create_metadata(&mut body, name.clone(), Some((uid, now())), generation);
+        request::fill_create_metadata(
+            &mut body,
+            name.clone(),
+            Some((uid, self.clock.rfc3339())),
+            generation,
+        );
         for (k, v) in deletion {
             body["metadata"][k] = v;
         }
