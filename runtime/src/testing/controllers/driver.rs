@@ -17,6 +17,7 @@ use serde_json::Value;
 use tokio::sync::{Notify, watch};
 
 use super::api::Api;
+use super::events::{EventType, Recorder};
 use super::queue::Queue;
 use crate::testing::{Clock, Inner};
 
@@ -134,6 +135,16 @@ pub(crate) struct Cx<'a> {
     pub clock: &'a Clock,
     /// The controller's own queue (to queue other keys).
     pub queue: &'a mut Queue,
+    /// The controller's event recorder.
+    pub recorder: &'a mut Recorder,
+}
+
+impl Cx<'_> {
+    /// Records an event about `object` (a stored object), as the controller's recorder does.
+    pub fn event(&mut self, object: &Value, kind: EventType, reason: &str, message: &str) {
+        self.recorder
+            .record(self.api, object, kind, reason, message);
+    }
 }
 
 /// Where the driver is, for `settle`.
@@ -177,6 +188,10 @@ impl Driver {
 
     async fn run(self: Arc<Self>, inner: Weak<Inner>, mut controllers: Vec<Box<dyn Controller>>) {
         let mut queues: Vec<Queue> = controllers.iter().map(|_| Queue::default()).collect();
+        let mut recorders: Vec<Recorder> = controllers
+            .iter()
+            .map(|c| Recorder::new(c.name()))
+            .collect();
         let clock = match inner.upgrade() {
             Some(inner) => inner.clock.clone(),
             None => return,
@@ -218,6 +233,7 @@ impl Driver {
                         api: &apis[i],
                         clock: &clock,
                         queue: &mut queues[i],
+                        recorder: &mut recorders[i],
                     };
                     controllers[i].sync(&key, &mut cx)
                 };

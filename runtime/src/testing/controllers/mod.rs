@@ -22,10 +22,11 @@
 //! freeze and advance.
 
 // The framework's surface is wider than the controllers written so far use.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 mod api;
 mod driver;
+mod events;
 mod queue;
 mod serviceaccount;
 
@@ -35,6 +36,7 @@ use std::time::Duration;
 pub(crate) use self::api::Api;
 pub(crate) use self::driver::{Change, ChangeType};
 pub(crate) use self::driver::{Controller as Run, Cx, Driver, Feed, Outcome, SyncError};
+pub(crate) use self::events::EventType;
 pub(crate) use self::queue::Queue;
 use super::ApiServer;
 
