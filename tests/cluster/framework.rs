@@ -90,3 +90,71 @@ async fn a_frozen_clock_stamps_what_the_server_writes() {
     };
     assert_eq!(time(&later), json!("2030-05-06T08:08:09Z"));
 }
+
+fn pod(name: &str, restart: &str) -> k8s_openapi::api::core::v1::Pod {
+    object(json!({
+        "metadata": {"name": name, "labels": {"app": name}},
+        "spec": {"restartPolicy": restart, "containers": [{"name": "main", "image": "busybox:1.36"}]},
+    }))
+}
+
+#[tokio::test]
+async fn the_kubelet_runs_pods_to_their_fate() {
+    use k8s_openapi::api::core::v1::Pod;
+    use kubegen::testing::{Kubelet, PodFate};
+
+    let server = ApiServer::new();
+    let kubelet = Kubelet::with_fate(|pod: &Pod| match pod.metadata.name.as_deref() {
+        Some("broken") => PodFate::Failed { exit_code: 42 },
+        Some("stuck") => PodFate::Pending,
+        _ => Kubelet::new().fate(pod),
+    });
+    server.start_controllers(Controllers::all().kubelet(kubelet));
+    server.settle().await; // the default ServiceAccount, which Pods need
+    let pods: Api<Pod> = Api::namespaced(server.client(), "default");
+    for p in [
+        pod("web", "Always"),
+        pod("task", "Never"),
+        pod("broken", "Never"),
+        pod("stuck", "Always"),
+    ] {
+        pods.create(&PostParams::default(), &p).await.unwrap();
+    }
+    server.settle().await;
+    let status = |p: &Pod| serde_json::to_value(p.status.as_ref().unwrap()).unwrap();
+    let web = status(&pods.get("web").await.unwrap());
+    assert_eq!(web["phase"], "Running");
+    let ready = web["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "Ready")
+        .unwrap();
+    assert_eq!(ready["status"], "True");
+    assert_eq!(web["containerStatuses"][0]["ready"], true);
+    let task = status(&pods.get("task").await.unwrap());
+    assert_eq!(task["phase"], "Succeeded");
+    assert_eq!(
+        task["containerStatuses"][0]["state"]["terminated"]["exitCode"],
+        0
+    );
+    let broken = status(&pods.get("broken").await.unwrap());
+    assert_eq!(broken["phase"], "Failed");
+    assert_eq!(
+        broken["containerStatuses"][0]["state"]["terminated"]["exitCode"],
+        42
+    );
+    let stuck = status(&pods.get("stuck").await.unwrap());
+    assert_eq!(stuck["phase"], "Pending");
+    let managers: Vec<_> = pods
+        .get("web")
+        .await
+        .unwrap()
+        .metadata
+        .managed_fields
+        .unwrap()
+        .into_iter()
+        .filter_map(|m| m.manager)
+        .collect();
+    assert!(managers.contains(&"kubelet".to_owned()), "{managers:?}");
+}

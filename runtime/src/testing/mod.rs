@@ -36,6 +36,7 @@ pub mod envtest;
 pub mod generate;
 mod http;
 mod jsonpatch;
+pub mod kubelet;
 mod smp;
 mod stack;
 mod state;
@@ -48,10 +49,11 @@ use std::time::Duration;
 
 pub use self::backend::{Backend, TestEnv, TestEnvError, TestSetup};
 pub use self::clock::Clock;
-pub use self::controllers::Controllers;
+pub use self::controllers::{Controller, Controllers};
 #[cfg(feature = "envtest")]
 pub use self::envtest::{Envtest, EnvtestBuilder, EnvtestError};
 pub use self::http::ResponseBody;
+pub use self::kubelet::{Kubelet, PodFate};
 pub use self::status::ApiError;
 /// A webhook configuration's `failurePolicy`, for [`ApiServer::admission_unavailable`]: with
 /// `Fail` the request fails (500 InternalError), with `Ignore` it is admitted as if the

@@ -17,7 +17,8 @@ use crate::resource::Scope;
 use crate::testing::{Clock, Inner, http as front};
 
 /// kube-controller-manager's user agent; the controller's name follows it.
-const USER_AGENT: &str = "kube-controller-manager/v1.36.2 (linux/amd64) kubernetes/98b3519";
+pub(crate) const USER_AGENT: &str =
+    "kube-controller-manager/v1.36.2 (linux/amd64) kubernetes/98b3519";
 
 /// A resource the server serves: group, version and plural.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -164,11 +165,8 @@ pub(crate) struct Api {
 }
 
 impl Api {
-    pub(crate) fn new(inner: Arc<Inner>, controller: &str) -> Self {
-        Api {
-            inner,
-            user_agent: format!("{USER_AGENT}/{controller}"),
-        }
+    pub(crate) fn new(inner: Arc<Inner>, user_agent: String) -> Self {
+        Api { inner, user_agent }
     }
 
     /// The cluster's clock.

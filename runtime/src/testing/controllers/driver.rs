@@ -119,6 +119,12 @@ pub(crate) trait Controller: Send {
     /// carry it (`deployment-controller`).
     fn name(&self) -> &'static str;
 
+    /// The user agent of its requests (which names the `managedFields` manager): by
+    /// default kube-controller-manager's, followed by the controller's name.
+    fn user_agent(&self) -> String {
+        format!("{}/{}", super::api::USER_AGENT, self.name())
+    }
+
     /// Queues the keys a change concerns. Called for every change of every kind, in order;
     /// it runs while no sync does and must not write.
     fn observe(&mut self, change: &Change, queue: &mut Queue, api: &Api);
@@ -206,7 +212,7 @@ impl Driver {
             };
             let apis: Vec<Api> = controllers
                 .iter()
-                .map(|c| Api::new(server.clone(), c.name()))
+                .map(|c| Api::new(server.clone(), c.user_agent()))
                 .collect();
             // Hand out the changes committed so far, then look for due keys.
             let epoch = clock.epoch();

@@ -27,13 +27,14 @@
 mod api;
 mod driver;
 mod events;
+mod kubelet;
 mod queue;
 mod serviceaccount;
 
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-pub(crate) use self::api::Api;
+pub(crate) use self::api::{Api, Patch, Refused, Resource};
 pub(crate) use self::driver::{Change, ChangeType};
 pub(crate) use self::driver::{Controller as Run, Cx, Driver, Feed, Outcome, SyncError};
 pub(crate) use self::events::EventType;
@@ -71,10 +72,11 @@ impl Controller {
     }
 }
 
-/// Which controllers [`ApiServer::start_controllers`] runs.
+/// Which controllers [`ApiServer::start_controllers`] runs, and the test's kubelet.
 #[derive(Clone, Debug, Default)]
 pub struct Controllers {
     enabled: BTreeSet<Controller>,
+    kubelet: Option<crate::testing::Kubelet>,
 }
 
 impl Controllers {
@@ -83,6 +85,7 @@ impl Controllers {
     pub fn all() -> Self {
         Controllers {
             enabled: Controller::ALL.iter().copied().collect(),
+            kubelet: None,
         }
     }
 
@@ -101,6 +104,17 @@ impl Controllers {
     pub fn without(mut self, controller: Controller) -> Self {
         self.enabled.remove(&controller);
         self
+    }
+
+    /// Runs `kubelet` too, so Pods leave `Pending` (see [`Kubelet`](crate::testing::Kubelet)).
+    pub fn kubelet(mut self, kubelet: crate::testing::Kubelet) -> Self {
+        self.kubelet = Some(kubelet);
+        self
+    }
+
+    /// The test's kubelet, if any.
+    pub fn kubelet_of(&self) -> Option<&crate::testing::Kubelet> {
+        self.kubelet.as_ref()
     }
 
     /// The controllers chosen.
@@ -127,7 +141,10 @@ impl ApiServer {
         }
         let feed = std::sync::Arc::new(Feed::default());
         self.inner.lock().start_feed(&feed);
-        let runs = controllers.enabled().map(Controller::build).collect();
+        let mut runs: Vec<Box<dyn Run>> = controllers.enabled().map(Controller::build).collect();
+        if let Some(kubelet) = controllers.kubelet {
+            runs.push(Box::new(kubelet));
+        }
         *driver = Some(Driver::start(&self.inner, feed, runs));
     }
 
