@@ -1,7 +1,13 @@
 //! The cluster's own behaviour in memory: what kube-controller-manager's controllers do,
 //! run by the in-memory server (`ApiServer::start_controllers`), and how a test waits for
-//! them (`settle`) and drives their time (the server's `Clock`).
+//! them (`settle`) and drives their time (the server's `Clock`); and the behavioural
+//! conformance suite comparing them with the real kube-controller-manager.
 
 mod cluster {
+    pub mod behaviour;
+    pub mod conformance;
     pub mod framework;
+    pub mod kinds;
 }
+#[path = "common/diff.rs"]
+mod diff;

@@ -17,6 +17,8 @@ mod cases;
 mod cel_kinds;
 #[path = "conformance/cel_rule_kinds.rs"]
 mod cel_rule_kinds;
+#[path = "common/diff.rs"]
+mod diff;
 #[path = "conformance/kinds.rs"]
 mod kinds;
 #[path = "conformance/pattern_kinds.rs"]
@@ -225,39 +227,9 @@ impl Report {
                 case.name,
                 want["request"].as_str().unwrap_or("")
             );
-            for line in diff("", got, want) {
+            for line in diff::diff("", got, want, "apiserver") {
                 let _ = writeln!(self.differences, "    {line}");
             }
         }
-    }
-}
-
-/// Where two JSON values differ, as `path: ours != apiserver` lines.
-fn diff(path: &str, ours: &Value, theirs: &Value) -> Vec<String> {
-    match (ours, theirs) {
-        (Value::Object(a), Value::Object(b)) => {
-            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
-            keys.sort();
-            keys.dedup();
-            // A missing key shows as such, not as the `null` it would equal.
-            let missing = Value::String("(missing)".into());
-            keys.into_iter()
-                .flat_map(|k| {
-                    diff(
-                        &format!("{path}/{k}"),
-                        a.get(k).unwrap_or(&missing),
-                        b.get(k).unwrap_or(&missing),
-                    )
-                })
-                .collect()
-        }
-        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
-            .iter()
-            .zip(b)
-            .enumerate()
-            .flat_map(|(i, (x, y))| diff(&format!("{path}/{i}"), x, y))
-            .collect(),
-        (a, b) if a == b => Vec::new(),
-        (a, b) => vec![format!("{path}: ours {a} != apiserver {b}")],
     }
 }

@@ -261,6 +261,26 @@ impl TestEnv {
             .map(Some)
     }
 
+    /// The real cluster with kube-controller-manager the environment configures, with a new
+    /// namespace for `test`: the cluster `KUBEGEN_TEST_KUBECONFIG` names (which must run
+    /// one), or an Envtest started from `KUBEBUILDER_ASSETS` with its controller-manager
+    /// (shared by the process's tests that ask for one). `Ok(None)` when neither is set.
+    pub async fn real_with_controllers(test: &str) -> Result<Option<TestEnv>, TestEnvError> {
+        let Some(backend) = Backend::real_from_env() else {
+            return Ok(None);
+        };
+        let client = match backend {
+            Backend::Cluster => cluster_client().await?,
+            _ => match envtest_with_controllers_client().await? {
+                Some(client) => client,
+                None => return Ok(None),
+            },
+        };
+        TestEnv::real_with(client, backend, namespace_for(test))
+            .await
+            .map(Some)
+    }
+
     /// The real apiserver `setup` describes, with its namespace; `Ok(None)` when the
     /// environment names none. What keeps a private envtest running comes with it.
     async fn real_for(setup: &TestSetup) -> Result<Option<(TestEnv, KeepAlive)>, TestEnvError> {
@@ -381,6 +401,11 @@ async fn envtest_client() -> Result<kube::Client, TestEnvError> {
 #[cfg(not(feature = "envtest"))]
 async fn envtest_client() -> Result<kube::Client, TestEnvError> {
     Err(no_envtest())
+}
+
+/// Envtest does not start kube-controller-manager yet: no such cluster.
+async fn envtest_with_controllers_client() -> Result<Option<kube::Client>, TestEnvError> {
+    Ok(None)
 }
 
 /// What keeps a test's private envtest running until the test ends.

@@ -29,6 +29,7 @@ mod driver;
 mod events;
 mod kubelet;
 mod queue;
+mod rootca;
 mod serviceaccount;
 
 use std::collections::BTreeSet;
@@ -51,23 +52,29 @@ const SETTLE_LIMIT: Duration = Duration::from_secs(60);
 pub enum Controller {
     /// Creates the `default` ServiceAccount in every namespace (and again when it is deleted).
     ServiceAccount,
+    /// Publishes the cluster's CA bundle as the `kube-root-ca.crt` ConfigMap in every
+    /// namespace.
+    RootCaPublisher,
 }
 
 impl Controller {
     /// Every controller the in-memory server has.
-    pub const ALL: &'static [Controller] = &[Controller::ServiceAccount];
+    pub const ALL: &'static [Controller] =
+        &[Controller::ServiceAccount, Controller::RootCaPublisher];
 
     /// The controller's name in kube-controller-manager (its `--controllers` name, and the
     /// component its events name).
     pub fn name(self) -> &'static str {
         match self {
             Controller::ServiceAccount => "serviceaccount-controller",
+            Controller::RootCaPublisher => "root-ca-certificate-publisher-controller",
         }
     }
 
     fn build(self) -> Box<dyn Run> {
         match self {
             Controller::ServiceAccount => Box::new(serviceaccount::ServiceAccounts),
+            Controller::RootCaPublisher => Box::new(rootca::RootCaPublisher),
         }
     }
 }

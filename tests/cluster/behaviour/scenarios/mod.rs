@@ -1,0 +1,12 @@
+//! Every scenario, by area.
+
+mod basics;
+
+use super::script::Scenario;
+
+/// Every scenario, in the order they run.
+pub fn all() -> Vec<Scenario> {
+    let mut all = Vec::new();
+    all.extend(basics::scenarios());
+    all
+}

@@ -1,0 +1,175 @@
+//! Behavioural conformance: scripted scenarios run on the in-memory server with its
+//! controllers and on a real kube-apiserver with kube-controller-manager, comparing after
+//! each step — once both have settled — the objects (ownerReferences, finalizers, spec,
+//! status and conditions, managers) and the events the controllers recorded.
+//!
+//! The real cluster's snapshots are recorded in `tests/cluster/behaviour/kcm.json`, so a
+//! machine without one still compares the in-memory controllers with them; with one
+//! configured (`KUBEGEN_TEST_KUBECONFIG` naming a cluster that runs kube-controller-manager,
+//! or `KUBEBUILDER_ASSETS` with a `kube-controller-manager` beside the apiserver) both run
+//! live and the recording must still match. `KUBEGEN_BEHAVIOUR_RECORD=1` rewrites it.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use kubegen::testing::{ApiServer, Controllers, Kubelet, TestEnv};
+use serde_json::Value;
+
+use super::behaviour::run::{Side, run};
+use super::behaviour::scenarios;
+use crate::diff;
+
+const RECORDING: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/cluster/behaviour/kcm.json"
+);
+
+/// Differences kept on purpose, by scenario name, with the reason (also in the README).
+const INTENTIONAL: &[(&str, &str)] = &[];
+
+type Recording = BTreeMap<String, Vec<Value>>;
+
+/// The real cluster with kube-controller-manager the environment names, if any.
+async fn real_side() -> Option<Side> {
+    let env = TestEnv::real_with_controllers("behaviour")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))?;
+    Some(Side {
+        client: env.client.clone(),
+        server: None,
+        kubelet: Kubelet::new(),
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_in_memory_controllers_behave_like_kube_controller_manager() {
+    let scenarios = scenarios::all();
+    let mut names: Vec<&str> = scenarios.iter().map(|s| s.name.as_str()).collect();
+    names.sort();
+    let before = names.len();
+    names.dedup();
+    assert_eq!(before, names.len(), "scenario names are unique");
+
+    let server = ApiServer::new();
+    server.start_controllers(Controllers::all());
+    let memory = Side {
+        client: server.client(),
+        server: Some(server),
+        kubelet: Kubelet::new(),
+    };
+    let real = real_side().await;
+    let recorded: Recording = std::fs::read(RECORDING)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default();
+    let record = std::env::var_os("KUBEGEN_BEHAVIOUR_RECORD").is_some();
+    assert!(
+        !record || real.is_some(),
+        "KUBEGEN_BEHAVIOUR_RECORD needs a real cluster with kube-controller-manager"
+    );
+
+    let mut report = Report::default();
+    let mut recording = Recording::new();
+    let only = std::env::var("KUBEGEN_BEHAVIOUR_ONLY").ok();
+    for (i, scenario) in scenarios.iter().enumerate() {
+        if only.as_deref().is_some_and(|o| !scenario.name.contains(o)) {
+            continue;
+        }
+        let namespace = format!("scenario-{}-{i}", std::process::id());
+        let ours = run(&memory, &namespace, scenario).await;
+        let reference = match &real {
+            Some(real) => {
+                let live = run(real, &namespace, scenario).await;
+                if !record && recorded.get(&scenario.name) != Some(&live) {
+                    report.stale.push(scenario.name.clone());
+                }
+                recording.insert(scenario.name.clone(), live.clone());
+                live
+            }
+            None => match recorded.get(&scenario.name) {
+                Some(r) => r.clone(),
+                None => {
+                    report.unrecorded.push(scenario.name.clone());
+                    continue;
+                }
+            },
+        };
+        report.compare(&scenario.name, &ours, &reference);
+    }
+    if record {
+        let lines: Vec<String> = recording
+            .iter()
+            .map(|(name, steps)| {
+                format!(
+                    "  {}: {}",
+                    serde_json::to_string(name).unwrap(),
+                    serde_json::to_string(steps).unwrap()
+                )
+            })
+            .collect();
+        std::fs::write(RECORDING, format!("{{\n{}\n}}\n", lines.join(",\n"))).unwrap();
+    }
+    let against = if real.is_some() { "live" } else { "recorded" };
+    println!(
+        "behaviour: {} scenarios, {} steps; agreement with the {against} kube-controller-manager: {}/{} ({:.1}%), {} intentional differences",
+        scenarios.len(),
+        report.total,
+        report.agreed,
+        report.total,
+        100.0 * report.agreed as f64 / report.total.max(1) as f64,
+        report.intentional
+    );
+    assert!(
+        report.unrecorded.is_empty(),
+        "scenarios without a recording (record them with KUBEGEN_BEHAVIOUR_RECORD=1 and a real cluster): {:?}",
+        report.unrecorded
+    );
+    assert!(
+        report.stale.is_empty() || only.is_some(),
+        "the real cluster now behaves differently from tests/cluster/behaviour/kcm.json (re-record with KUBEGEN_BEHAVIOUR_RECORD=1): {:?}",
+        report.stale
+    );
+    assert!(
+        report.differences.is_empty(),
+        "{} of {} steps differ:\n{}",
+        report.total - report.agreed - report.intentional,
+        report.total,
+        report.differences
+    );
+}
+
+#[derive(Default)]
+struct Report {
+    total: usize,
+    agreed: usize,
+    intentional: usize,
+    differences: String,
+    unrecorded: Vec<String>,
+    stale: Vec<String>,
+}
+
+impl Report {
+    fn compare(&mut self, name: &str, ours: &[Value], reference: &[Value]) {
+        let intentional = INTENTIONAL.iter().any(|(n, _)| *n == name);
+        for (i, want) in reference.iter().enumerate() {
+            self.total += 1;
+            let got = ours.get(i).unwrap_or(&Value::Null);
+            if got == want {
+                self.agreed += 1;
+                continue;
+            }
+            if intentional {
+                self.intentional += 1;
+                continue;
+            }
+            let _ = writeln!(
+                self.differences,
+                "\n{name} #{i}: {}",
+                want["step"].as_str().unwrap_or("")
+            );
+            for line in diff::diff("", got, want, "kcm") {
+                let _ = writeln!(self.differences, "    {line}");
+            }
+        }
+    }
+}
