@@ -20,7 +20,7 @@ mod common;
 mod container;
 mod coordination;
 mod core;
-mod cron;
+pub(crate) mod cron;
 mod diff;
 mod events;
 mod networking;
@@ -34,6 +34,7 @@ mod service;
 mod tests;
 
 pub(crate) use batch::generate_selector as generate_job_selector;
+pub(crate) use common::Selector;
 
 use serde_json::Value;
 
