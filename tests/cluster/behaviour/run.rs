@@ -23,7 +23,6 @@ pub struct Side {
     pub client: kube::Client,
     /// The in-memory server, when this side is one.
     pub server: Option<ApiServer>,
-    pub kubelet: Kubelet,
 }
 
 impl Side {
@@ -49,6 +48,9 @@ pub async fn run(side: &Side, namespace: &str, scenario: &Scenario) -> Vec<Value
             norm.known.insert(name.to_owned());
         }
     }
+    // A kubelet of its own numbers the scenario's Pods (addresses, container ids) from the
+    // start, whatever ran before.
+    let kubelet = Kubelet::new();
     let mut observations = Vec::new();
     let created = send(
         &side.client,
@@ -61,7 +63,7 @@ pub async fn run(side: &Side, namespace: &str, scenario: &Scenario) -> Vec<Value
     let snapshot = settle(side, namespace, scenario, &mut norm).await;
     observations.push(json!({"step": "namespace created", "answer": created, "cluster": snapshot}));
     for step in &scenario.steps {
-        let (label, answer) = act(side, namespace, &step.action).await;
+        let (label, answer) = act(side, &kubelet, namespace, &step.action).await;
         let snapshot = settle(side, namespace, scenario, &mut norm).await;
         observations.push(json!({"step": label, "answer": answer, "cluster": snapshot}));
     }
@@ -69,7 +71,7 @@ pub async fn run(side: &Side, namespace: &str, scenario: &Scenario) -> Vec<Value
 }
 
 /// Does one step; its label and the answer's code and reason.
-async fn act(side: &Side, namespace: &str, action: &Action) -> (String, Value) {
+async fn act(side: &Side, kubelet: &Kubelet, namespace: &str, action: &Action) -> (String, Value) {
     let client = &side.client;
     match action {
         Action::Create(body) => {
@@ -172,11 +174,7 @@ async fn act(side: &Side, namespace: &str, action: &Action) -> (String, Value) {
             let now = side.now();
             let mut codes = Vec::new();
             for name in &names {
-                let code = match side
-                    .kubelet
-                    .set_at(client, namespace, name, *fate, &now)
-                    .await
-                {
+                let code = match kubelet.set_at(client, namespace, name, *fate, &now).await {
                     Ok(_) => 200,
                     Err(kube::Error::Api(s)) => s.code,
                     Err(_) => 0,
@@ -194,6 +192,32 @@ async fn act(side: &Side, namespace: &str, action: &Action) -> (String, Value) {
                 None => tokio::time::sleep(*time).await,
             }
             (format!("wait {time:?}"), Value::Null)
+        }
+        Action::WithinMinute(from, to) => {
+            let now = match &side.server {
+                Some(server) => server.clock().now(),
+                None => k8s_openapi::jiff::Timestamp::now(),
+            };
+            let into = Duration::from_nanos(now.as_nanosecond().rem_euclid(60_000_000_000) as u64);
+            let (from, to) = (Duration::from_secs(*from), Duration::from_secs(*to));
+            let time = match into {
+                t if t >= from && t <= to => Duration::ZERO,
+                t if t < from => from - t,
+                t => Duration::from_secs(60) - t + from,
+            };
+            match &side.server {
+                // Advancing by nothing still freezes the clock: the minute stays put.
+                Some(server) => server.clock().advance(time),
+                None => tokio::time::sleep(time).await,
+            }
+            (
+                format!(
+                    "wait until {}-{} s into a minute",
+                    from.as_secs(),
+                    to.as_secs()
+                ),
+                Value::Null,
+            )
         }
     }
 }
