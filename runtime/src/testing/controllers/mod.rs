@@ -27,6 +27,7 @@
 mod api;
 mod driver;
 mod events;
+mod job;
 mod kubelet;
 mod queue;
 mod rootca;
@@ -55,12 +56,18 @@ pub enum Controller {
     /// Publishes the cluster's CA bundle as the `kube-root-ca.crt` ConfigMap in every
     /// namespace.
     RootCaPublisher,
+    /// Runs a Job's Pods to its completions, replacing failed ones after a backoff, and
+    /// finishes it (`Complete` or `Failed`).
+    Job,
 }
 
 impl Controller {
     /// Every controller the in-memory server has.
-    pub const ALL: &'static [Controller] =
-        &[Controller::ServiceAccount, Controller::RootCaPublisher];
+    pub const ALL: &'static [Controller] = &[
+        Controller::ServiceAccount,
+        Controller::RootCaPublisher,
+        Controller::Job,
+    ];
 
     /// The controller's name in kube-controller-manager (its `--controllers` name, and the
     /// component its events name).
@@ -68,6 +75,7 @@ impl Controller {
         match self {
             Controller::ServiceAccount => "serviceaccount-controller",
             Controller::RootCaPublisher => "root-ca-certificate-publisher-controller",
+            Controller::Job => "job-controller",
         }
     }
 
@@ -75,6 +83,7 @@ impl Controller {
         match self {
             Controller::ServiceAccount => Box::new(serviceaccount::ServiceAccounts),
             Controller::RootCaPublisher => Box::new(rootca::RootCaPublisher),
+            Controller::Job => Box::<job::Jobs>::default(),
         }
     }
 }
