@@ -25,6 +25,7 @@
 #![allow(dead_code, unused_imports)]
 
 mod api;
+mod cronjob;
 mod driver;
 mod events;
 mod job;
@@ -32,6 +33,7 @@ mod kubelet;
 mod queue;
 mod rootca;
 mod serviceaccount;
+mod ttlafterfinished;
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -59,6 +61,11 @@ pub enum Controller {
     /// Runs a Job's Pods to its completions, replacing failed ones after a backoff, and
     /// finishes it (`Complete` or `Failed`).
     Job,
+    /// Creates a CronJob's Jobs on its schedule, as its concurrency policy allows, and
+    /// deletes finished ones past its history limits.
+    CronJob,
+    /// Deletes a finished Job once its `ttlSecondsAfterFinished` has passed.
+    TtlAfterFinished,
 }
 
 impl Controller {
@@ -67,6 +74,8 @@ impl Controller {
         Controller::ServiceAccount,
         Controller::RootCaPublisher,
         Controller::Job,
+        Controller::CronJob,
+        Controller::TtlAfterFinished,
     ];
 
     /// The controller's name in kube-controller-manager (its `--controllers` name, and the
@@ -76,6 +85,8 @@ impl Controller {
             Controller::ServiceAccount => "serviceaccount-controller",
             Controller::RootCaPublisher => "root-ca-certificate-publisher-controller",
             Controller::Job => "job-controller",
+            Controller::CronJob => "cronjob-controller",
+            Controller::TtlAfterFinished => "ttl-after-finished-controller",
         }
     }
 
@@ -84,6 +95,8 @@ impl Controller {
             Controller::ServiceAccount => Box::new(serviceaccount::ServiceAccounts),
             Controller::RootCaPublisher => Box::new(rootca::RootCaPublisher),
             Controller::Job => Box::<job::Jobs>::default(),
+            Controller::CronJob => Box::new(cronjob::CronJobs),
+            Controller::TtlAfterFinished => Box::new(ttlafterfinished::TtlAfterFinished),
         }
     }
 }
