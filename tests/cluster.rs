@@ -6,7 +6,9 @@
 mod cluster {
     pub mod behaviour;
     pub mod conformance;
+    pub mod cronjob;
     pub mod framework;
+    pub mod job;
     pub mod kinds;
 }
 #[path = "common/diff.rs"]
