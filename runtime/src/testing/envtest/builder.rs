@@ -6,15 +6,15 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
-use super::launch::{Ports, load_config, process_specs, remove_etcd_data, write_kubeconfig};
+use super::launch::{
+    PORT_ATTEMPTS, Ports, load_config, process_specs, remove_etcd_data, write_kubeconfig,
+};
 use super::process::Processes;
 use super::readiness::{Failure, exited_error, new_client, wait_until_ready};
 use super::{ASSETS_VARIABLE, Envtest, EnvtestError, Running, certs};
 
 /// The binaries an envtest needs in its assets directory.
 const REQUIRED_BINARIES: [&str; 2] = ["etcd", "kube-apiserver"];
-/// How many sets of ports are tried when one is taken.
-const PORT_ATTEMPTS: u32 = 3;
 /// The field manager that installs CRDs.
 const FIELD_MANAGER: &str = "kubegen-envtest";
 
@@ -109,14 +109,7 @@ impl EnvtestBuilder {
                     drop(processes);
                     remove_etcd_data(dir.path())?;
                 }
-                Err(Failure::PortInUse(exited)) => {
-                    return Err(EnvtestError::PortsInUse {
-                        process: exited.name,
-                        attempts: attempt,
-                        log_tail: exited.log_tail,
-                    });
-                }
-                Err(Failure::Fatal(e)) => return Err(e),
+                Err(failure) => return Err(failure.into_error(attempt)),
             }
         };
 

@@ -61,17 +61,19 @@ pub enum EnvtestError {
         /// The last lines of its output.
         log_tail: String,
     },
-    /// The apiserver did not become usable within the start timeout.
+    /// A process did not become usable within the start timeout.
     #[error(
-        "the envtest apiserver was not ready within {timeout:?} ({waiting_for}); \
-         the last lines of the kube-apiserver log:\n{log_tail}"
+        "the envtest {process} was not ready within {timeout:?} ({waiting_for}); \
+         the last lines of its log:\n{log_tail}"
     )]
     Timeout {
+        /// The process waited for: `kube-apiserver`.
+        process: &'static str,
         /// The start timeout.
         timeout: Duration,
         /// What was still missing, with the last answer or error seen.
         waiting_for: String,
-        /// The last lines of the kube-apiserver's output.
+        /// The last lines of its output.
         log_tail: String,
     },
     /// A file system or process operation failed.
