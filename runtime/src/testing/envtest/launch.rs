@@ -1,5 +1,6 @@
 //! What an envtest launches: its ports, the etcd and kube-apiserver command lines, and the
-//! kubeconfig that reaches the apiserver.
+//! kubeconfig that reaches the apiserver (the controller manager's command line is in
+//! `controller_manager.rs`).
 
 use std::ffi::OsString;
 use std::net::TcpListener;
@@ -35,6 +36,12 @@ impl Ports {
             etcd_peer: ports[2],
         })
     }
+}
+
+/// A loopback port free at the time of the call. Another process may take it before it is
+/// bound; the caller detects that ("address already in use") and retries.
+pub(super) fn free_port() -> Result<u16, EnvtestError> {
+    port_of(&bind_free()?)
 }
 
 fn bind_free() -> Result<TcpListener, EnvtestError> {

@@ -1,4 +1,4 @@
-//! Waiting until the apiserver is usable.
+//! Waiting until the apiserver (or the controller manager) is usable.
 
 use std::time::{Duration, Instant};
 
