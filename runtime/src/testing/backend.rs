@@ -497,9 +497,17 @@ async fn envtest_client() -> Result<kube::Client, TestEnvError> {
     Err(no_envtest())
 }
 
-/// Envtest does not start kube-controller-manager yet: no such cluster.
+#[cfg(feature = "envtest")]
 async fn envtest_with_controllers_client() -> Result<Option<kube::Client>, TestEnvError> {
-    Ok(None)
+    let envtest = crate::testing::Envtest::shared_with_controllers()
+        .await
+        .map_err(|e| TestEnvError::Envtest(e.to_string()))?;
+    Ok(Some(envtest.client()))
+}
+
+#[cfg(not(feature = "envtest"))]
+async fn envtest_with_controllers_client() -> Result<Option<kube::Client>, TestEnvError> {
+    Err(no_envtest())
 }
 
 /// What keeps a test's private envtest running until the test ends.
@@ -511,13 +519,9 @@ async fn private_envtest(
     crds: Vec<CustomResourceDefinition>,
     controllers: bool,
 ) -> Result<(kube::Client, KeepAlive), TestEnvError> {
-    if controllers {
-        return Err(TestEnvError::Envtest(
-            "Envtest does not start kube-controller-manager yet".into(),
-        ));
-    }
     let envtest = crate::testing::Envtest::builder()
         .crds(crds)
+        .controller_manager(controllers)
         .start()
         .await
         .map_err(|e| TestEnvError::Envtest(e.to_string()))?;
