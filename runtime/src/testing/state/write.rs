@@ -309,6 +309,17 @@ impl State {
         // Server-owned metadata comes from the stored object.
         let mut result = if status_only {
             let mut r = request::with_status_of(&existing, &new);
+            let taken = self.entry(t).builtin.map(Builtin::status_update_metadata);
+            for field in taken.into_iter().flatten() {
+                match new["metadata"].get(*field) {
+                    Some(v) if !v.is_null() => r["metadata"][*field] = v.clone(),
+                    _ => {
+                        if let Some(m) = r["metadata"].as_object_mut() {
+                            m.remove(*field);
+                        }
+                    }
+                }
+            }
             // An apply's managed fields come with its result; an Update tracks from the live ones.
             if applied {
                 set_managed_fields(&mut r, new["metadata"]["managedFields"].clone());
