@@ -28,6 +28,8 @@ mod api;
 mod driver;
 mod events;
 mod kubelet;
+mod ownership;
+mod podutil;
 mod queue;
 mod rootca;
 mod serviceaccount;
