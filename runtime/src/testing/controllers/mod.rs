@@ -29,8 +29,10 @@ mod driver;
 mod events;
 mod kubelet;
 mod ownership;
+mod podrank;
 mod podutil;
 mod queue;
+mod replicaset;
 mod rootca;
 mod serviceaccount;
 
@@ -57,12 +59,22 @@ pub enum Controller {
     /// Publishes the cluster's CA bundle as the `kube-root-ca.crt` ConfigMap in every
     /// namespace.
     RootCaPublisher,
+    /// Keeps each ReplicaSet's Pods at its replicas and reports their readiness.
+    ReplicaSet,
+    /// Keeps each ReplicationController's Pods at its replicas, as
+    /// [`ReplicaSet`](Controller::ReplicaSet) does (its events' component is
+    /// `replication-controller`).
+    ReplicationController,
 }
 
 impl Controller {
     /// Every controller the in-memory server has.
-    pub const ALL: &'static [Controller] =
-        &[Controller::ServiceAccount, Controller::RootCaPublisher];
+    pub const ALL: &'static [Controller] = &[
+        Controller::ServiceAccount,
+        Controller::RootCaPublisher,
+        Controller::ReplicaSet,
+        Controller::ReplicationController,
+    ];
 
     /// The controller's name in kube-controller-manager (its `--controllers` name, and the
     /// component its events name).
@@ -70,6 +82,8 @@ impl Controller {
         match self {
             Controller::ServiceAccount => "serviceaccount-controller",
             Controller::RootCaPublisher => "root-ca-certificate-publisher-controller",
+            Controller::ReplicaSet => "replicaset-controller",
+            Controller::ReplicationController => "replicationcontroller-controller",
         }
     }
 
@@ -77,6 +91,10 @@ impl Controller {
         match self {
             Controller::ServiceAccount => Box::new(serviceaccount::ServiceAccounts),
             Controller::RootCaPublisher => Box::new(rootca::RootCaPublisher),
+            Controller::ReplicaSet => Box::new(replicaset::ReplicaSets(replicaset::REPLICA_SET)),
+            Controller::ReplicationController => {
+                Box::new(replicaset::ReplicaSets(replicaset::REPLICATION_CONTROLLER))
+            }
         }
     }
 }
