@@ -25,6 +25,7 @@
 #![allow(dead_code, unused_imports)]
 
 mod api;
+mod deployment;
 mod driver;
 mod events;
 mod kubelet;
@@ -59,6 +60,8 @@ pub enum Controller {
     /// Publishes the cluster's CA bundle as the `kube-root-ca.crt` ConfigMap in every
     /// namespace.
     RootCaPublisher,
+    /// Rolls Deployments out through their ReplicaSets and reports their progress.
+    Deployment,
     /// Keeps each ReplicaSet's Pods at its replicas and reports their readiness.
     ReplicaSet,
     /// Keeps each ReplicationController's Pods at its replicas, as
@@ -72,6 +75,7 @@ impl Controller {
     pub const ALL: &'static [Controller] = &[
         Controller::ServiceAccount,
         Controller::RootCaPublisher,
+        Controller::Deployment,
         Controller::ReplicaSet,
         Controller::ReplicationController,
     ];
@@ -82,6 +86,7 @@ impl Controller {
         match self {
             Controller::ServiceAccount => "serviceaccount-controller",
             Controller::RootCaPublisher => "root-ca-certificate-publisher-controller",
+            Controller::Deployment => "deployment-controller",
             Controller::ReplicaSet => "replicaset-controller",
             Controller::ReplicationController => "replicationcontroller-controller",
         }
@@ -91,6 +96,7 @@ impl Controller {
         match self {
             Controller::ServiceAccount => Box::new(serviceaccount::ServiceAccounts),
             Controller::RootCaPublisher => Box::new(rootca::RootCaPublisher),
+            Controller::Deployment => Box::new(deployment::Deployments),
             Controller::ReplicaSet => Box::new(replicaset::ReplicaSets(replicaset::REPLICA_SET)),
             Controller::ReplicationController => {
                 Box::new(replicaset::ReplicaSets(replicaset::REPLICATION_CONTROLLER))
