@@ -96,7 +96,7 @@ async fn act(side: &Side, namespace: &str, action: &Action) -> (String, Value) {
             subresource,
             patch,
         } => {
-            let mut path = res.object(namespace, name);
+            let mut path = res.object(namespace, &fill_name(name, namespace));
             if let Some(s) = subresource {
                 path = format!("{path}/{s}");
             }
@@ -131,7 +131,7 @@ async fn act(side: &Side, namespace: &str, action: &Action) -> (String, Value) {
             let answer = send(
                 client,
                 Method::DELETE,
-                &res.object(namespace, name),
+                &res.object(namespace, &fill_name(name, namespace)),
                 body.as_ref(),
                 "application/json",
             )
@@ -249,7 +249,7 @@ async fn read(side: &Side, namespace: &str, scenario: &Scenario) -> (Vec<Value>,
         }
     }
     for (res, name) in &scenario.cluster_objects {
-        let (code, o) = get(client, &res.object("", name)).await;
+        let (code, o) = get(client, &res.object("", &fill_name(name, namespace))).await;
         if code == 200 {
             objects.push(o);
         }
@@ -274,6 +274,12 @@ async fn read(side: &Side, namespace: &str, scenario: &Scenario) -> (Vec<Value>,
         objects,
         events["items"].as_array().cloned().unwrap_or_default(),
     )
+}
+
+/// A name with the scenario's namespace in place of `{ns}` (cluster-scoped objects, such as
+/// Nodes, are named after the scenario so that runs and scenarios do not share them).
+fn fill_name(name: &str, namespace: &str) -> String {
+    name.replace("{ns}", namespace)
 }
 
 fn fill(body: &Value, namespace: &str) -> Value {
