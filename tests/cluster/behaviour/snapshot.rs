@@ -131,7 +131,7 @@ pub fn normalize(
                 out = replace_word(&out, from, to);
             }
         }
-        out
+        random_suffixes(&out)
     };
     let mut items: Vec<Value> = objects
         .into_iter()
@@ -239,6 +239,33 @@ fn visit(v: &mut Value, fix: &impl Fn(&str) -> String) {
     }
 }
 
+/// Generated names the snapshot no longer holds (a deleted Pod an event names): a name
+/// ending in `-` and five characters of the random alphabet ends in `-*`.
+fn random_suffixes(text: &str) -> String {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '.';
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let random = chars[i] == '-'
+            && i > 0
+            && word(chars[i - 1])
+            && i + 6 <= chars.len()
+            && chars[i + 1..i + 6]
+                .iter()
+                .all(|c| RANDOM_ALPHABET.contains(*c))
+            && chars.get(i + 6).is_none_or(|c| !word(*c));
+        if random {
+            out.push_str("-*");
+            i += 6;
+        } else {
+            out.push(chars[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
 /// Replaces `from` where it stands as a whole name (not inside a longer one).
 fn replace_word(text: &str, from: &str, to: &str) -> String {
     let mut out = String::new();
@@ -298,6 +325,10 @@ mod tests {
         assert_eq!(
             replace_word("Created pod: web", "web", "x"),
             "Created pod: x"
+        );
+        assert_eq!(
+            random_suffixes("Deleted pod: agent-b64xf, web-0 and agent-b64xfz"),
+            "Deleted pod: agent-*, web-0 and agent-b64xfz"
         );
     }
 }
