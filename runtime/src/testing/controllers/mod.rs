@@ -27,10 +27,14 @@
 mod api;
 mod driver;
 mod events;
+mod history;
 mod kubelet;
+mod ownership;
+mod podutil;
 mod queue;
 mod rootca;
 mod serviceaccount;
+mod statefulset;
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -55,12 +59,17 @@ pub enum Controller {
     /// Publishes the cluster's CA bundle as the `kube-root-ca.crt` ConfigMap in every
     /// namespace.
     RootCaPublisher,
+    /// Runs StatefulSets: ordered Pods, their claims, revisions and rolling updates.
+    StatefulSet,
 }
 
 impl Controller {
     /// Every controller the in-memory server has.
-    pub const ALL: &'static [Controller] =
-        &[Controller::ServiceAccount, Controller::RootCaPublisher];
+    pub const ALL: &'static [Controller] = &[
+        Controller::ServiceAccount,
+        Controller::RootCaPublisher,
+        Controller::StatefulSet,
+    ];
 
     /// The controller's name in kube-controller-manager (its `--controllers` name, and the
     /// component its events name).
@@ -68,6 +77,7 @@ impl Controller {
         match self {
             Controller::ServiceAccount => "serviceaccount-controller",
             Controller::RootCaPublisher => "root-ca-certificate-publisher-controller",
+            Controller::StatefulSet => "statefulset-controller",
         }
     }
 
@@ -75,6 +85,7 @@ impl Controller {
         match self {
             Controller::ServiceAccount => Box::new(serviceaccount::ServiceAccounts),
             Controller::RootCaPublisher => Box::new(rootca::RootCaPublisher),
+            Controller::StatefulSet => Box::new(statefulset::StatefulSets),
         }
     }
 }
