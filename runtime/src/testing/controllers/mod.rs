@@ -25,6 +25,7 @@
 #![allow(dead_code, unused_imports)]
 
 mod api;
+mod daemonset;
 mod driver;
 mod events;
 mod history;
@@ -61,6 +62,8 @@ pub enum Controller {
     RootCaPublisher,
     /// Runs StatefulSets: ordered Pods, their claims, revisions and rolling updates.
     StatefulSet,
+    /// Runs DaemonSets: a Pod on every eligible Node, revisions and rolling updates.
+    DaemonSet,
 }
 
 impl Controller {
@@ -69,6 +72,7 @@ impl Controller {
         Controller::ServiceAccount,
         Controller::RootCaPublisher,
         Controller::StatefulSet,
+        Controller::DaemonSet,
     ];
 
     /// The controller's name in kube-controller-manager (its `--controllers` name, and the
@@ -78,6 +82,7 @@ impl Controller {
             Controller::ServiceAccount => "serviceaccount-controller",
             Controller::RootCaPublisher => "root-ca-certificate-publisher-controller",
             Controller::StatefulSet => "statefulset-controller",
+            Controller::DaemonSet => "daemonset-controller",
         }
     }
 
@@ -86,6 +91,7 @@ impl Controller {
             Controller::ServiceAccount => Box::new(serviceaccount::ServiceAccounts),
             Controller::RootCaPublisher => Box::new(rootca::RootCaPublisher),
             Controller::StatefulSet => Box::new(statefulset::StatefulSets),
+            Controller::DaemonSet => Box::new(daemonset::DaemonSets::default()),
         }
     }
 }
