@@ -23,7 +23,6 @@ pub struct Side {
     pub client: kube::Client,
     /// The in-memory server, when this side is one.
     pub server: Option<ApiServer>,
-    pub kubelet: Kubelet,
 }
 
 impl Side {
@@ -49,6 +48,9 @@ pub async fn run(side: &Side, namespace: &str, scenario: &Scenario) -> Vec<Value
             norm.known.insert(name.to_owned());
         }
     }
+    // A kubelet of the scenario's own: the addresses it hands out do not depend on the
+    // scenarios that ran before (a recording of some scenarios holds for a run of all).
+    let kubelet = Kubelet::new();
     let mut observations = Vec::new();
     let created = send(
         &side.client,
@@ -61,7 +63,7 @@ pub async fn run(side: &Side, namespace: &str, scenario: &Scenario) -> Vec<Value
     let snapshot = settle(side, namespace, scenario, &mut norm).await;
     observations.push(json!({"step": "namespace created", "answer": created, "cluster": snapshot}));
     for step in &scenario.steps {
-        let (label, answer) = act(side, namespace, &step.action).await;
+        let (label, answer) = act(side, &kubelet, namespace, &step.action).await;
         let snapshot = settle(side, namespace, scenario, &mut norm).await;
         observations.push(json!({"step": label, "answer": answer, "cluster": snapshot}));
     }
@@ -69,7 +71,7 @@ pub async fn run(side: &Side, namespace: &str, scenario: &Scenario) -> Vec<Value
 }
 
 /// Does one step; its label and the answer's code and reason.
-async fn act(side: &Side, namespace: &str, action: &Action) -> (String, Value) {
+async fn act(side: &Side, kubelet: &Kubelet, namespace: &str, action: &Action) -> (String, Value) {
     let client = &side.client;
     match action {
         Action::Create(body) => {
@@ -172,11 +174,7 @@ async fn act(side: &Side, namespace: &str, action: &Action) -> (String, Value) {
             let now = side.now();
             let mut codes = Vec::new();
             for name in &names {
-                let code = match side
-                    .kubelet
-                    .set_at(client, namespace, name, *fate, &now)
-                    .await
-                {
+                let code = match kubelet.set_at(client, namespace, name, *fate, &now).await {
                     Ok(_) => 200,
                     Err(kube::Error::Api(s)) => s.code,
                     Err(_) => 0,
