@@ -75,13 +75,14 @@ async fn act(side: &Side, kubelet: &Kubelet, namespace: &str, action: &Action) -
     let client = &side.client;
     match action {
         Action::Create(body) => {
-            let body = fill(body, namespace);
-            let res = super::script::resource_of(&body);
+            // Labelled with the name as the scenario writes it (`{ns}-n1`).
             let label = format!(
                 "create {} {}",
                 body["kind"].as_str().unwrap_or(""),
                 body["metadata"]["name"].as_str().unwrap_or("")
             );
+            let body = fill(body, namespace);
+            let res = super::script::resource_of(&body);
             let answer = send(
                 client,
                 Method::POST,
