@@ -123,6 +123,38 @@ pub(crate) fn revision_name(prefix: &str, hash: &str) -> String {
     format!("{prefix}-{hash}")
 }
 
+/// A new revision of `owner`'s template (`NewControllerRevision`, DaemonSet's `snapshot`):
+/// named `name`, labelled with the template's labels and `hash_label: hash`, annotated
+/// with the owner's annotations, controlled by the owner.
+pub(crate) fn new_revision(
+    owner: &Value,
+    owner_ref: Value,
+    name: &str,
+    (hash_label, hash): (&str, &str),
+    revision: i64,
+) -> Value {
+    let mut labels = owner["spec"]["template"]["metadata"]["labels"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    labels.insert(hash_label.into(), json!(hash));
+    let mut metadata = json!({"name": name, "labels": labels, "ownerReferences": [owner_ref]});
+    if owner["metadata"]["annotations"]
+        .as_object()
+        .is_some_and(|a| !a.is_empty())
+    {
+        metadata["annotations"] = owner["metadata"]["annotations"].clone();
+    }
+    let data: Value = serde_json::from_slice(&template_patch(owner)).unwrap_or(Value::Null);
+    json!({
+        "apiVersion": "apps/v1",
+        "kind": "ControllerRevision",
+        "metadata": metadata,
+        "data": data,
+        "revision": revision,
+    })
+}
+
 /// `ListControllerRevisions`: the revisions in the owner's namespace that `selector`
 /// matches and that the owner controls or nobody does.
 pub(crate) fn list(api: &Api, owner: &Value, selector: &LabelSelector) -> Vec<Value> {

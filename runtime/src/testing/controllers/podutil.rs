@@ -96,6 +96,11 @@ pub(crate) fn meta<'v>(object: &'v Value, field: &str) -> &'v str {
     object["metadata"][field].as_str().unwrap_or("")
 }
 
+/// An object's queue key (`namespace/name`).
+pub(crate) fn key_of(object: &Value) -> String {
+    super::queue::key(meta(object, "namespace"), meta(object, "name"))
+}
+
 /// `GetPodFromTemplate`: a Pod of `template` (a `PodTemplateSpec`) for `owner`, controlled
 /// by `controller_ref`: the template's labels, annotations and finalizers, `generateName`
 /// `<owner>-` (the bare name where that is no valid prefix), the template's spec.
@@ -103,11 +108,17 @@ pub(crate) fn pod_from_template(template: &Value, owner: &Value, controller_ref:
     let mut metadata = Map::new();
     let template_meta = &template["metadata"];
     for field in ["labels", "annotations"] {
-        if template_meta[field].as_object().is_some_and(|m| !m.is_empty()) {
+        if template_meta[field]
+            .as_object()
+            .is_some_and(|m| !m.is_empty())
+        {
             metadata.insert(field.into(), template_meta[field].clone());
         }
     }
-    metadata.insert("generateName".into(), json!(pods_prefix(meta(owner, "name"))));
+    metadata.insert(
+        "generateName".into(),
+        json!(pods_prefix(meta(owner, "name"))),
+    );
     if template_meta["finalizers"]
         .as_array()
         .is_some_and(|f| !f.is_empty())

@@ -23,7 +23,7 @@ use serde_json::Value;
 use self::pods::Backoff;
 use super::api::{DAEMON_SETS, NODES, PODS};
 use super::ownership::{controller_of, resolve, selecting};
-use super::podutil::{is_ready, is_terminating, labels, meta};
+use super::podutil::{is_ready, is_terminating, key_of, labels, meta};
 use super::queue::split_key;
 use super::{Api, Change, ChangeType, Cx, EventType, Outcome, Queue, Run, SyncError};
 use crate::testing::builtin::validate::LabelSelector;
@@ -35,11 +35,6 @@ const KIND: &str = "DaemonSet";
 #[derive(Default)]
 pub(super) struct DaemonSets {
     backoff: Backoff,
-}
-
-/// A DaemonSet's queue key.
-fn key_of(ds: &Value) -> String {
-    super::queue::key(meta(ds, "namespace"), meta(ds, "name"))
 }
 
 impl Run for DaemonSets {
@@ -75,7 +70,8 @@ impl Run for DaemonSets {
         let selector_value = &ds["spec"]["selector"];
         let selects_all = selector_value.as_object().is_some_and(|s| s.is_empty());
         if selects_all {
-            let message = "This daemon set is selecting all pods. A non-empty selector is required.";
+            let message =
+                "This daemon set is selecting all pods. A non-empty selector is required.";
             cx.event(&ds, EventType::Warning, "SelectingAll", message);
             return Ok(Outcome::Done);
         }
@@ -107,8 +103,12 @@ impl DaemonSets {
         hash: &str,
         old: Vec<Value>,
     ) -> Result<(), String> {
-        let by_node = pods::by_node(cx.api, ds, selector, false)
-            .map_err(|e| format!("couldn't get node to daemon pod mapping for daemon set {:?}: {e}", meta(ds, "name")))?;
+        let by_node = pods::by_node(cx.api, ds, selector, false).map_err(|e| {
+            format!(
+                "couldn't get node to daemon pod mapping for daemon set {:?}: {e}",
+                meta(ds, "name")
+            )
+        })?;
         let plan = pods::plan(cx, ds, nodes, &by_node, hash, &mut self.backoff);
         let (in_flight, managed) = pods::sync_nodes(cx, ds, &plan, hash);
         managed?;
@@ -136,7 +136,9 @@ fn owners_to_sync(change: &Change, api: &Api) -> Vec<(String, Option<Duration>)>
     let mut keys = Vec::new();
     let deleting = is_terminating(object);
     match change.change {
-        ChangeType::Deleted => keys.extend(controller_of(object).and_then(owner).map(|d| key_of(&d))),
+        ChangeType::Deleted => {
+            keys.extend(controller_of(object).and_then(owner).map(|d| key_of(&d)))
+        }
         ChangeType::Added if deleting => {
             keys.extend(controller_of(object).and_then(owner).map(|d| key_of(&d)));
         }
@@ -147,7 +149,11 @@ fn owners_to_sync(change: &Change, api: &Api) -> Vec<(String, Option<Duration>)>
                     keys.extend(owner(reference).map(|d| key_of(&d)));
                 }
             }
-            None => keys.extend(selecting(api, DAEMON_SETS, namespace, object).iter().map(key_of)),
+            None => keys.extend(
+                selecting(api, DAEMON_SETS, namespace, object)
+                    .iter()
+                    .map(key_of),
+            ),
         },
         ChangeType::Modified if pod && deleting => {
             keys.extend(controller_of(object).and_then(owner).map(|d| key_of(&d)));
@@ -172,7 +178,11 @@ fn owners_to_sync(change: &Change, api: &Api) -> Vec<(String, Option<Duration>)>
                 return keys;
             }
             if labels(object) != labels(old) || reference_changed {
-                keys.extend(selecting(api, DAEMON_SETS, namespace, object).iter().map(key_of));
+                keys.extend(
+                    selecting(api, DAEMON_SETS, namespace, object)
+                        .iter()
+                        .map(key_of),
+                );
             }
         }
     }
@@ -212,7 +222,8 @@ fn observe_node(change: &Change, queue: &mut Queue, api: &Api) {
         let (run, keep) = nodes::should_run(&node, &ds);
         let scheduled = bound.iter().any(|p| {
             meta(p, "namespace") == meta(&ds, "namespace")
-                && controller_of(p).is_some_and(|r| r["kind"] == KIND && r["name"] == ds["metadata"]["name"])
+                && controller_of(p)
+                    .is_some_and(|r| r["kind"] == KIND && r["name"] == ds["metadata"]["name"])
         });
         let misscheduled = ds["status"]["numberMisscheduled"].as_i64().unwrap_or(0) > 0;
         if (run && !scheduled) || (!keep && scheduled) || (scheduled && misscheduled) {

@@ -120,7 +120,8 @@ fn fits_node_affinity(spec: &Value, node: &Value) -> bool {
     if !selector_fits {
         return false;
     }
-    let required = &spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"];
+    let required =
+        &spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"];
     if required.is_null() {
         return true;
     }
@@ -129,10 +130,15 @@ fn fits_node_affinity(spec: &Value, node: &Value) -> bool {
         .into_iter()
         .flatten()
         .any(|term| {
-            let expressions = term["matchExpressions"].as_array().cloned().unwrap_or_default();
+            let expressions = term["matchExpressions"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
             let fields = term["matchFields"].as_array().cloned().unwrap_or_default();
             (!expressions.is_empty() || !fields.is_empty())
-                && expressions.iter().all(|r| requirement_matches(r, node, false))
+                && expressions
+                    .iter()
+                    .all(|r| requirement_matches(r, node, false))
                 && fields.iter().all(|r| requirement_matches(r, node, true))
         })
 }
@@ -192,7 +198,8 @@ pub(super) fn pin_to_node(spec: &mut Value, node_name: &str) {
     if !spec["affinity"]["nodeAffinity"].is_object() {
         spec["affinity"]["nodeAffinity"] = json!({});
     }
-    let required = &mut spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"];
+    let required =
+        &mut spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"];
     if !required.is_object() {
         *required = json!({});
     }
@@ -209,24 +216,46 @@ mod tests {
 
     #[test]
     fn taints_and_selectors_decide_where_daemons_run() {
-        let node = |labels: Value, taints: Value| {
-            json!({"metadata": {"name": "n1", "labels": labels}, "spec": {"taints": taints}})
-        };
+        let node = |labels: Value, taints: Value| json!({"metadata": {"name": "n1", "labels": labels}, "spec": {"taints": taints}});
         let plain = daemon_set(json!({"containers": []}));
-        assert_eq!(should_run(&node(json!({}), json!([])), &plain), (true, true));
+        assert_eq!(
+            should_run(&node(json!({}), json!([])), &plain),
+            (true, true)
+        );
         let no_schedule = json!([{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]);
-        assert_eq!(should_run(&node(json!({}), no_schedule), &plain), (false, true));
+        assert_eq!(
+            should_run(&node(json!({}), no_schedule), &plain),
+            (false, true)
+        );
         let no_execute = json!([{"key": "evict", "value": "y", "effect": "NoExecute"}]);
-        assert_eq!(should_run(&node(json!({}), no_execute), &plain), (false, false));
+        assert_eq!(
+            should_run(&node(json!({}), no_execute), &plain),
+            (false, false)
+        );
         let cordoned = json!([{"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}]);
         assert_eq!(should_run(&node(json!({}), cordoned), &plain), (true, true));
-        let unreachable = json!([{"key": "node.kubernetes.io/unreachable", "effect": "NoSchedule"}]);
-        assert_eq!(should_run(&node(json!({}), unreachable), &plain), (false, true));
+        let unreachable =
+            json!([{"key": "node.kubernetes.io/unreachable", "effect": "NoSchedule"}]);
+        assert_eq!(
+            should_run(&node(json!({}), unreachable), &plain),
+            (false, true)
+        );
         let ssd = daemon_set(json!({"nodeSelector": {"disk": "ssd"}}));
-        assert_eq!(should_run(&node(json!({}), json!([])), &ssd), (false, false));
-        assert_eq!(should_run(&node(json!({"disk": "ssd"}), json!([])), &ssd), (true, true));
-        let tolerant = daemon_set(json!({"tolerations": [{"key": "dedicated", "operator": "Equal", "value": "x"}]}));
-        let tainted = node(json!({}), json!([{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]));
+        assert_eq!(
+            should_run(&node(json!({}), json!([])), &ssd),
+            (false, false)
+        );
+        assert_eq!(
+            should_run(&node(json!({"disk": "ssd"}), json!([])), &ssd),
+            (true, true)
+        );
+        let tolerant = daemon_set(
+            json!({"tolerations": [{"key": "dedicated", "operator": "Equal", "value": "x"}]}),
+        );
+        let tainted = node(
+            json!({}),
+            json!([{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]),
+        );
         assert_eq!(should_run(&tainted, &tolerant), (true, true));
     }
 

@@ -16,7 +16,7 @@ use crate::testing::builtin::validate::LabelSelector;
 use crate::testing::controllers::api::{Api, DAEMON_SETS, PODS};
 use crate::testing::controllers::ownership::{Claimer, aggregate, candidates, controller_ref};
 use crate::testing::controllers::podutil::{
-    is_available, is_ready, is_terminal, is_terminating, label, labels, meta, phase,
+    is_available, is_ready, is_terminal, is_terminating, key_of, label, labels, meta, phase,
     pod_from_template,
 };
 use crate::testing::controllers::{Cx, EventType};
@@ -58,7 +58,11 @@ pub(super) fn by_node(
 
 /// `podByCreationTimestampAndPhase`: bound Pods first, then the oldest, then by name.
 pub(super) fn oldest_first(pods: &mut [Value]) {
-    let bound = |p: &Value| p["spec"]["nodeName"].as_str().is_some_and(|n| !n.is_empty());
+    let bound = |p: &Value| {
+        p["spec"]["nodeName"]
+            .as_str()
+            .is_some_and(|n| !n.is_empty())
+    };
     let created = |p: &Value| -> Option<Timestamp> {
         p["metadata"]["creationTimestamp"].as_str()?.parse().ok()
     };
@@ -127,6 +131,12 @@ pub(super) fn plan(
             None if run => plan.create_on.push(node_name.to_owned()),
             Some(daemon_pods) if keep => {
                 let mut running = Vec::new();
+                let found = |pod: &Value, what: &str, verb: &str| {
+                    let (namespace, name) = (meta(pod, "namespace"), meta(pod, "name"));
+                    format!(
+                        "Found {what} daemon pod {namespace}/{name} on node {node_name}, will try to {verb} it"
+                    )
+                };
                 for pod in daemon_pods.iter().filter(|p| !is_terminating(p)) {
                     match phase(pod) {
                         "Failed" => {
@@ -136,24 +146,16 @@ pub(super) fn plan(
                                 ds["status"]["observedGeneration"].as_i64().unwrap_or(0)
                             );
                             if let Some(delay) = backoff.waiting(&key, now) {
-                                cx.queue.add_after(super::key_of(ds), now, delay);
+                                cx.queue.add_after(key_of(ds), now, delay);
                                 continue;
                             }
                             backoff.next(&key, now);
-                            let message = format!(
-                                "Found failed daemon pod {}/{} on node {node_name}, will try to kill it",
-                                meta(pod, "namespace"),
-                                meta(pod, "name")
-                            );
+                            let message = found(pod, "failed", "kill");
                             cx.event(ds, EventType::Warning, "FailedDaemonPod", &message);
                             plan.delete.push(meta(pod, "name").to_owned());
                         }
                         "Succeeded" => {
-                            let message = format!(
-                                "Found succeeded daemon pod {}/{} on node {node_name}, will try to delete it",
-                                meta(pod, "namespace"),
-                                meta(pod, "name")
-                            );
+                            let message = found(pod, "succeeded", "delete");
                             cx.event(ds, EventType::Normal, "SucceededDaemonPod", &message);
                             plan.delete.push(meta(pod, "name").to_owned());
                         }
@@ -243,7 +245,12 @@ fn namespace_terminating(status: &Value) -> bool {
 /// `syncNodes`: Pods created on `create_on` in slow-start batches (a failed batch skips the
 /// rest), `delete` deleted; at most [`BURST`] of each. Returns whether anything was tried
 /// (expectations set), and the errors.
-pub(super) fn sync_nodes(cx: &mut Cx<'_>, ds: &Value, plan: &Plan, hash: &str) -> (bool, Result<(), String>) {
+pub(super) fn sync_nodes(
+    cx: &mut Cx<'_>,
+    ds: &Value,
+    plan: &Plan,
+    hash: &str,
+) -> (bool, Result<(), String>) {
     let namespace = meta(ds, "namespace");
     let creates = &plan.create_on[..plan.create_on.len().min(BURST)];
     let deletes = &plan.delete[..plan.delete.len().min(BURST)];
@@ -267,21 +274,42 @@ pub(super) fn sync_nodes(cx: &mut Cx<'_>, ds: &Value, plan: &Plan, hash: &str) -
     }
     for name in deletes {
         match cx.api.delete(PODS, namespace, name, &Value::Null) {
-            Ok(_) => cx.event(ds, EventType::Normal, "SuccessfulDelete", &format!("Deleted pod: {name}")),
+            Ok(_) => cx.event(
+                ds,
+                EventType::Normal,
+                "SuccessfulDelete",
+                &format!("Deleted pod: {name}"),
+            ),
             Err(e) if e.is_not_found() => {}
             Err(e) => {
-                cx.event(ds, EventType::Warning, "FailedDelete", &format!("Error deleting: {}", e.message));
+                cx.event(
+                    ds,
+                    EventType::Warning,
+                    "FailedDelete",
+                    &format!("Error deleting: {}", e.message),
+                );
                 errors.push(format!("unable to delete pods: {}", e.message));
             }
         }
     }
-    (!creates.is_empty() || !deletes.is_empty(), aggregate(&errors))
+    (
+        !creates.is_empty() || !deletes.is_empty(),
+        aggregate(&errors),
+    )
 }
 
 /// `RealPodControl.CreatePods` of one daemon Pod.
-fn create_pod(cx: &mut Cx<'_>, ds: &Value, template: &Value, namespace: &str) -> Result<(), String> {
+fn create_pod(
+    cx: &mut Cx<'_>,
+    ds: &Value,
+    template: &Value,
+    namespace: &str,
+) -> Result<(), String> {
     let pod = pod_from_template(template, ds, controller_ref(ds, API_VERSION, KIND));
-    if pod["metadata"]["labels"].as_object().is_none_or(|l| l.is_empty()) {
+    if pod["metadata"]["labels"]
+        .as_object()
+        .is_none_or(|l| l.is_empty())
+    {
         return Err("unable to create pods, no labels".into());
     }
     match cx.api.create(PODS, namespace, &pod) {
@@ -293,7 +321,12 @@ fn create_pod(cx: &mut Cx<'_>, ds: &Value, template: &Value, namespace: &str) ->
         // A namespace being deleted: nothing to report, nothing to retry.
         Err(e) if namespace_terminating(&e.status) => Ok(()),
         Err(e) => {
-            cx.event(ds, EventType::Warning, "FailedCreate", &format!("Error creating: {}", e.message));
+            cx.event(
+                ds,
+                EventType::Warning,
+                "FailedCreate",
+                &format!("Error creating: {}", e.message),
+            );
             Err(e.message)
         }
     }

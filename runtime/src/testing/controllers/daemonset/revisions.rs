@@ -6,17 +6,17 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::{API_VERSION, KIND};
 use crate::testing::builtin::validate::LabelSelector;
+use crate::testing::controllers::Cx;
 use crate::testing::controllers::api::{CONTROLLER_REVISIONS, DAEMON_SETS, PODS, Patch};
 use crate::testing::controllers::history::{
     self, by_number, data_bytes, number, template_hash, template_patch,
 };
 use crate::testing::controllers::ownership::{Claimer, candidates, controller_ref};
 use crate::testing::controllers::podutil::{label, labels, meta};
-use crate::testing::controllers::Cx;
 
 /// The label carrying the template hash on revisions and Pods.
 pub(super) const HASH_LABEL: &str = "controller-revision-hash";
@@ -54,7 +54,11 @@ pub(super) fn is_pod_updated(pod: &Value, hash: &str, generation: Option<i64>) -
 }
 
 /// `constructHistory`.
-pub(super) fn construct(cx: &mut Cx<'_>, ds: &Value, selector: &LabelSelector) -> Result<History, String> {
+pub(super) fn construct(
+    cx: &mut Cx<'_>,
+    ds: &Value,
+    selector: &LabelSelector,
+) -> Result<History, String> {
     let namespace = meta(ds, "namespace");
     let mut claimer = Claimer::new(cx.api, ds, DAEMON_SETS, API_VERSION, KIND);
     let (histories, claimed) = claimer.claim(
@@ -100,28 +104,8 @@ fn snapshot(cx: &mut Cx<'_>, ds: &Value, revision: i64) -> Result<Value, String>
     let collision_count = ds["status"]["collisionCount"].as_i64();
     let hash = template_hash(&ds["spec"]["template"], collision_count);
     let name = format!("{}-{hash}", meta(ds, "name"));
-    let mut labels: Map<String, Value> = ds["spec"]["template"]["metadata"]["labels"]
-        .as_object()
-        .cloned()
-        .unwrap_or_default();
-    labels.insert(HASH_LABEL.into(), json!(hash));
-    let mut metadata = json!({
-        "name": name,
-        "namespace": namespace,
-        "labels": labels,
-        "ownerReferences": [controller_ref(ds, API_VERSION, KIND)],
-    });
-    if ds["metadata"]["annotations"].as_object().is_some_and(|a| !a.is_empty()) {
-        metadata["annotations"] = ds["metadata"]["annotations"].clone();
-    }
-    let data: Value = serde_json::from_slice(&template_patch(ds)).unwrap_or(Value::Null);
-    let body = json!({
-        "apiVersion": "apps/v1",
-        "kind": "ControllerRevision",
-        "metadata": metadata,
-        "data": data,
-        "revision": revision,
-    });
+    let owner_ref = controller_ref(ds, API_VERSION, KIND);
+    let body = history::new_revision(ds, owner_ref, &name, (HASH_LABEL, &hash), revision);
     let refused = match cx.api.create(CONTROLLER_REVISIONS, namespace, &body) {
         Ok(created) => return Ok(created),
         Err(e) if e.is_already_exists() => e,
@@ -153,7 +137,12 @@ fn snapshot(cx: &mut Cx<'_>, ds: &Value, revision: i64) -> Result<Value, String>
 
 /// `dedupCurHistories`: of several revisions of the current template, the highest kept,
 /// the Pods relabelled with its hash, the others deleted.
-fn dedup(cx: &mut Cx<'_>, ds: &Value, selector: &LabelSelector, current: Vec<Value>) -> Result<Value, String> {
+fn dedup(
+    cx: &mut Cx<'_>,
+    ds: &Value,
+    selector: &LabelSelector,
+    current: Vec<Value>,
+) -> Result<Value, String> {
     if current.len() == 1 {
         return Ok(current.into_iter().next().expect("one revision"));
     }
@@ -169,7 +158,14 @@ fn dedup(cx: &mut Cx<'_>, ds: &Value, selector: &LabelSelector, current: Vec<Val
         if label(&pod, HASH_LABEL) != Some(hash.as_str()) {
             let patch = json!({"metadata": {"labels": {HASH_LABEL: hash}}});
             cx.api
-                .patch(PODS, meta(&pod, "namespace"), meta(&pod, "name"), None, Patch::Merge, &patch)
+                .patch(
+                    PODS,
+                    meta(&pod, "namespace"),
+                    meta(&pod, "name"),
+                    None,
+                    Patch::Merge,
+                    &patch,
+                )
                 .map_err(|e| e.message)?;
         }
     }
@@ -183,7 +179,12 @@ fn dedup(cx: &mut Cx<'_>, ds: &Value, selector: &LabelSelector, current: Vec<Val
 
 /// `cleanupHistory`: old revisions past the limit deleted, oldest first, except those a
 /// Pod still carries (terminal and deleted Pods too).
-pub(super) fn cleanup(cx: &mut Cx<'_>, ds: &Value, pods: &[Value], mut old: Vec<Value>) -> Result<(), String> {
+pub(super) fn cleanup(
+    cx: &mut Cx<'_>,
+    ds: &Value,
+    pods: &[Value],
+    mut old: Vec<Value>,
+) -> Result<(), String> {
     let limit = ds["spec"]["revisionHistoryLimit"].as_i64().unwrap_or(10);
     let mut excess = old.len() as i64 - limit;
     if excess <= 0 {

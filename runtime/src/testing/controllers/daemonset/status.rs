@@ -10,9 +10,9 @@ use serde_json::{Value, json};
 use super::nodes::should_run;
 use super::pods::oldest_first;
 use super::revisions::{is_pod_updated, template_generation};
+use crate::testing::controllers::Cx;
 use crate::testing::controllers::api::DAEMON_SETS;
 use crate::testing::controllers::podutil::{is_available, is_ready, meta};
-use crate::testing::controllers::Cx;
 
 /// The counts, in `DaemonSetStatus` order.
 const FIELDS: [&str; 7] = [
@@ -25,7 +25,11 @@ const FIELDS: [&str; 7] = [
     "numberUnavailable",
 ];
 /// The counts Go leaves out when they are 0.
-const OMITTED_WHEN_ZERO: [&str; 3] = ["updatedNumberScheduled", "numberAvailable", "numberUnavailable"];
+const OMITTED_WHEN_ZERO: [&str; 3] = [
+    "updatedNumberScheduled",
+    "numberAvailable",
+    "numberUnavailable",
+];
 
 /// Computes and writes the status; the delay after which it should be looked at again
 /// (`minReadySeconds` with Pods Ready but not yet available).
@@ -44,7 +48,9 @@ pub(super) fn update(
     let [desired, current, misscheduled, ready, updated, available, _] = &mut counts;
     for node in nodes {
         let (run, _) = should_run(node, ds);
-        let pods = by_node.get_mut(meta(node, "name")).filter(|p| !p.is_empty());
+        let pods = by_node
+            .get_mut(meta(node, "name"))
+            .filter(|p| !p.is_empty());
         match (run, pods) {
             (true, None) => *desired += 1,
             (true, Some(pods)) => {
@@ -74,7 +80,12 @@ pub(super) fn update(
 
 /// `storeDaemonSetStatus`: written unless every count is recorded already and the
 /// generation observed; one retry on the set read anew.
-fn store(cx: &mut Cx<'_>, ds: &Value, counts: &[i64; 7], observe_generation: bool) -> Result<(), String> {
+fn store(
+    cx: &mut Cx<'_>,
+    ds: &Value,
+    counts: &[i64; 7],
+    observe_generation: bool,
+) -> Result<(), String> {
     let status = &ds["status"];
     let generation = ds["metadata"]["generation"].as_i64().unwrap_or(0);
     let recorded = FIELDS
@@ -121,5 +132,7 @@ fn store(cx: &mut Cx<'_>, ds: &Value, counts: &[i64; 7], observe_generation: boo
                 .ok_or_else(|| format!("daemonsets.apps {name:?} not found"))?;
         }
     }
-    Err(format!("error storing status for daemon set {name}: {last}"))
+    Err(format!(
+        "error storing status for daemon set {name}: {last}"
+    ))
 }

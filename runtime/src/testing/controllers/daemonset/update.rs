@@ -11,18 +11,24 @@ use serde_json::Value;
 use super::nodes::should_run;
 use super::pods::{Plan, sync_nodes};
 use super::revisions::{is_pod_updated, template_generation};
-use crate::testing::controllers::podutil::{is_available, is_terminating, meta};
 use crate::testing::controllers::Cx;
+use crate::testing::controllers::podutil::{is_available, is_terminating, meta};
 
 /// `GetScaledValueFromIntOrPercent` rounding up.
 fn scaled(value: &Value, total: i64) -> Result<i64, String> {
     match value {
-        Value::Number(n) => n.as_i64().ok_or_else(|| format!("invalid value for IntOrString: {n}")),
+        Value::Number(n) => n
+            .as_i64()
+            .ok_or_else(|| format!("invalid value for IntOrString: {n}")),
         Value::String(s) => {
             let percent = s
                 .strip_suffix('%')
                 .and_then(|p| p.parse::<i64>().ok())
-                .ok_or_else(|| format!("invalid value for IntOrString: invalid type: string is not a percentage"))?;
+                .ok_or_else(|| {
+                    format!(
+                        "invalid value for IntOrString: invalid type: string is not a percentage"
+                    )
+                })?;
             Ok((percent * total + 99) / 100)
         }
         Value::Null => Err("nil value for IntOrString".into()),
@@ -98,10 +104,12 @@ pub(super) fn rolling_update(
             by_node.entry(meta(node, "name").to_owned()).or_default();
         }
     }
-    let mut max_unavailable = unavailable_count(ds, desired)
-        .map_err(|e| format!("couldn't get unavailable numbers: invalid value for MaxUnavailable: {e}"))?;
-    let max_surge = surge_count(ds, desired)
-        .map_err(|e| format!("couldn't get unavailable numbers: invalid value for MaxSurge: {e}"))?;
+    let mut max_unavailable = unavailable_count(ds, desired).map_err(|e| {
+        format!("couldn't get unavailable numbers: invalid value for MaxUnavailable: {e}")
+    })?;
+    let max_surge = surge_count(ds, desired).map_err(|e| {
+        format!("couldn't get unavailable numbers: invalid value for MaxSurge: {e}")
+    })?;
     if desired > 0 && max_unavailable == 0 && max_surge == 0 {
         max_unavailable = 1;
     }
@@ -154,7 +162,11 @@ pub(super) fn rolling_update(
         let runs_here = || {
             node_named(node_name)
                 .map(|n| should_run(n, ds).0)
-                .ok_or_else(|| format!("couldn't get node for nodeName {node_name:?}: node {node_name:?} not found"))
+                .ok_or_else(|| {
+                    format!(
+                        "couldn't get node for nodeName {node_name:?}: node {node_name:?} not found"
+                    )
+                })
         };
         match new {
             None if !available(old) => {
@@ -184,8 +196,10 @@ pub(super) fn rolling_update(
         }
     }
     let deletable = (available_count - desired).clamp(0, should_not_run.len() as i64) as usize;
-    plan.delete.extend(should_not_run.into_iter().take(deletable));
+    plan.delete
+        .extend(should_not_run.into_iter().take(deletable));
     let room = (max_surge - surging).clamp(0, candidate_nodes.len() as i64) as usize;
-    plan.create_on.extend(candidate_nodes.into_iter().take(room));
+    plan.create_on
+        .extend(candidate_nodes.into_iter().take(room));
     sync_nodes(cx, ds, &plan, hash).1
 }

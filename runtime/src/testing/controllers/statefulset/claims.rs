@@ -24,10 +24,8 @@ pub(super) fn claims_for(set: &Value, ordinal: i64) -> Vec<(String, Value)> {
         .map(|template| {
             let template_name = meta(&template, "name").to_owned();
             let mut claim = template;
-            claim["metadata"]["name"] = json!(format!(
-                "{template_name}-{}-{ordinal}",
-                meta(set, "name")
-            ));
+            claim["metadata"]["name"] =
+                json!(format!("{template_name}-{}-{ordinal}", meta(set, "name")));
             claim["metadata"]["namespace"] = json!(meta(set, "namespace"));
             let match_labels = &set["spec"]["selector"]["matchLabels"];
             match claim["metadata"]["labels"].as_object_mut() {
@@ -122,7 +120,12 @@ fn owners<'a>(set: &'a Value, pod: &'a Value) -> (Owner<'a>, Owner<'a>) {
 /// `hasUnexpectedController`: under a policy other than Retain/Retain, a reference naming
 /// the set or the Pod with another uid, or a controller that is neither.
 pub(super) fn has_unexpected_controller(claim: &Value, set: &Value, pod: &Value) -> bool {
-    if policy(set) == (Policy { delete_with_set: false, delete_when_scaled: false }) {
+    if policy(set)
+        == (Policy {
+            delete_with_set: false,
+            delete_when_scaled: false,
+        })
+    {
         return false;
     }
     let (set, pod) = owners(set, pod);
@@ -208,8 +211,12 @@ pub(super) fn update_owner_refs(claim: &mut Value, set: &Value, pod: &Value) {
 /// references the policy asks for (missing claims are picked up later).
 pub(super) fn match_retention_policy(api: &Api, set: &Value, pod: &Value) -> bool {
     claims_for(set, ordinal(pod)).iter().all(|(_, claim)| {
-        api.get(PERSISTENT_VOLUME_CLAIMS, meta(set, "namespace"), meta(claim, "name"))
-            .is_none_or(|existing| owner_up_to_date(&existing, set, pod))
+        api.get(
+            PERSISTENT_VOLUME_CLAIMS,
+            meta(set, "namespace"),
+            meta(claim, "name"),
+        )
+        .is_none_or(|existing| owner_up_to_date(&existing, set, pod))
     })
 }
 
@@ -221,8 +228,12 @@ pub(super) fn pod_claim_is_stale(api: &Api, set: &Value, pod: &Value) -> bool {
     }
     let (_, pod_owner) = owners(set, pod);
     claims_for(set, ordinal(pod)).iter().any(|(_, claim)| {
-        api.get(PERSISTENT_VOLUME_CLAIMS, meta(set, "namespace"), meta(claim, "name"))
-            .is_some_and(|existing| pod_owner.stale_in(&existing))
+        api.get(
+            PERSISTENT_VOLUME_CLAIMS,
+            meta(set, "namespace"),
+            meta(claim, "name"),
+        )
+        .is_some_and(|existing| pod_owner.stale_in(&existing))
     })
 }
 
@@ -279,7 +290,11 @@ mod tests {
             let pod = pod(ordinal);
             let mut claim = claims_for(&set, ordinal).remove(0).1;
             let fresh = want.is_empty();
-            assert_eq!(owner_up_to_date(&claim, &set, &pod), fresh, "{deleted}/{scaled} {ordinal}");
+            assert_eq!(
+                owner_up_to_date(&claim, &set, &pod),
+                fresh,
+                "{deleted}/{scaled} {ordinal}"
+            );
             update_owner_refs(&mut claim, &set, &pod);
             assert_eq!(kinds(&claim), want, "{deleted}/{scaled} {ordinal}");
             assert!(owner_up_to_date(&claim, &set, &pod));

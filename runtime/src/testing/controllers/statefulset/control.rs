@@ -18,11 +18,11 @@ use super::podcontrol::{
 };
 use super::revisions::{self, Revisions};
 use super::status::{self, Status};
+use crate::testing::builtin::validate::LabelSelector;
+use crate::testing::controllers::Cx;
 use crate::testing::controllers::history::{self, template_of};
 use crate::testing::controllers::ownership::aggregate;
 use crate::testing::controllers::podutil::{is_available, is_ready, is_terminating, meta, phase};
-use crate::testing::controllers::Cx;
-use crate::testing::builtin::validate::LabelSelector;
 
 /// The largest slow-start batch (`MaxBatchSize`).
 const MAX_BATCH: usize = 500;
@@ -98,7 +98,10 @@ fn pods_of(
 ) -> (Status, Result<(), String>) {
     let current_set = with_template(set, template_of(&revisions.current));
     let update_set = with_template(set, template_of(&revisions.update));
-    let (current_name, update_name) = (meta(&revisions.current, "name"), meta(&revisions.update, "name"));
+    let (current_name, update_name) = (
+        meta(&revisions.current, "name"),
+        meta(&revisions.update, "name"),
+    );
     let min_ready_seconds = set["spec"]["minReadySeconds"].as_i64().unwrap_or(0);
     let mut status = Status {
         observed_generation: set["metadata"]["generation"].as_i64().unwrap_or(0),
@@ -191,7 +194,10 @@ fn rolling_update(
     status: &mut Status,
 ) -> Result<(), String> {
     let strategy = &work.set["spec"]["updateStrategy"];
-    let minimum = strategy["rollingUpdate"]["partition"].as_i64().unwrap_or(0).max(0) as usize;
+    let minimum = strategy["rollingUpdate"]["partition"]
+        .as_i64()
+        .unwrap_or(0)
+        .max(0) as usize;
     for pod in replicas.iter().skip(minimum).rev() {
         if revision_of(pod) != update_revision && !is_terminating(pod) {
             delete_pod(cx, work.set, pod)?;

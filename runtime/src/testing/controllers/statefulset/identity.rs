@@ -2,7 +2,7 @@
 //! hostname and subdomain, the claims mounted as its volumes, and the Pod made for an
 //! ordinal at the current or the update revision.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::claims::claims_for;
 use crate::testing::controllers::ownership::controller_ref;
@@ -24,10 +24,7 @@ pub(super) fn parent_and_ordinal(name: &str) -> (&str, i64) {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return ("", -1);
     }
-    let ordinal = digits
-        .parse::<i32>()
-        .map(i64::from)
-        .unwrap_or(-1);
+    let ordinal = digits.parse::<i32>().map(i64::from).unwrap_or(-1);
     (parent, ordinal)
 }
 
@@ -88,7 +85,10 @@ pub(super) fn storage_matches(set: &Value, pod: &Value) -> bool {
     if ordinal < 0 {
         return false;
     }
-    let volumes = pod["spec"]["volumes"].as_array().cloned().unwrap_or_default();
+    let volumes = pod["spec"]["volumes"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     claims_for(set, ordinal).iter().all(|(template, claim)| {
         volumes.iter().any(|v| {
             v["name"] == template.as_str()
@@ -143,7 +143,9 @@ fn new_pod(set: &Value, ordinal: i64) -> Value {
     pod["metadata"]["name"] = json!(pod_name(set, ordinal));
     update_identity(set, &mut pod);
     let name = pod["metadata"]["name"].clone();
-    let spec = pod["spec"].as_object_mut().expect("a Pod built with a spec");
+    let spec = pod["spec"]
+        .as_object_mut()
+        .expect("a Pod built with a spec");
     spec.insert("hostname".into(), name);
     match set["spec"]["serviceName"].as_str() {
         Some(service) if !service.is_empty() => {
@@ -177,11 +179,7 @@ pub(super) fn new_versioned_pod(
                     .as_i64()
                     .unwrap_or(0);
     let below_partition = !strategy["rollingUpdate"].is_null()
-        && ordinal
-            < start
-                + strategy["rollingUpdate"]["partition"]
-                    .as_i64()
-                    .unwrap_or(0);
+        && ordinal < start + strategy["rollingUpdate"]["partition"].as_i64().unwrap_or(0);
     let (set, revision) = if (rolling && below_current) || below_partition {
         (current_set, current_revision)
     } else {
@@ -197,11 +195,6 @@ pub(super) fn with_template(set: &Value, template: Value) -> Value {
     let mut applied = set.clone();
     applied["spec"]["template"] = template;
     applied
-}
-
-/// A Pod's labels as a map, for building a claim's.
-pub(super) fn string_map(value: &Value) -> Map<String, Value> {
-    value.as_object().cloned().unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ use serde_json::Value;
 use self::identity::is_member_of;
 use super::api::{CONTROLLER_REVISIONS, PODS, STATEFUL_SETS};
 use super::ownership::{Claimer, candidates, controller_of, resolve, selecting};
-use super::podutil::{is_ready, is_terminating, labels, meta, next_availability_check};
+use super::podutil::{is_ready, is_terminating, key_of, labels, next_availability_check};
 use super::queue::split_key;
 use super::{Api, Change, ChangeType, Cx, Outcome, Queue, Run, SyncError};
 use crate::testing::builtin::validate::LabelSelector;
@@ -72,7 +72,7 @@ fn observe_pod(change: &Change, queue: &mut Queue, api: &Api) {
     let pod = &change.object;
     let namespace = change.namespace();
     let owner = |reference: &Value| resolve(api, STATEFUL_SETS, KIND, namespace, reference);
-    let mut add = |set: &Value| queue.add(change_key(set));
+    let mut add = |set: &Value| queue.add(key_of(set));
     match change.change {
         ChangeType::Deleted => {
             if let Some(set) = controller_of(pod).and_then(owner) {
@@ -90,15 +90,15 @@ fn observe_pod(change: &Change, queue: &mut Queue, api: &Api) {
                     add(&set);
                 }
             }
-            None => selecting(api, STATEFUL_SETS, namespace, pod).iter().for_each(add),
+            None => selecting(api, STATEFUL_SETS, namespace, pod)
+                .iter()
+                .for_each(add),
         },
         ChangeType::Modified => {
             let old = change.old.as_ref().unwrap_or(&Value::Null);
             let (reference, old_reference) = (controller_of(pod), controller_of(old));
             let reference_changed = reference != old_reference;
-            if reference_changed
-                && let Some(set) = old_reference.and_then(owner)
-            {
+            if reference_changed && let Some(set) = old_reference.and_then(owner) {
                 add(&set);
             }
             if let Some(reference) = reference {
@@ -107,7 +107,7 @@ fn observe_pod(change: &Change, queue: &mut Queue, api: &Api) {
                 let min_ready_seconds = set["spec"]["minReadySeconds"].as_i64().unwrap_or(0);
                 if !is_ready(old) && is_ready(pod) && min_ready_seconds > 0 {
                     queue.add_after(
-                        change_key(&set),
+                        key_of(&set),
                         api.clock().now(),
                         std::time::Duration::from_secs(min_ready_seconds as u64),
                     );
@@ -115,14 +115,12 @@ fn observe_pod(change: &Change, queue: &mut Queue, api: &Api) {
                 return;
             }
             if labels(pod) != labels(old) || reference_changed {
-                selecting(api, STATEFUL_SETS, namespace, pod).iter().for_each(add);
+                selecting(api, STATEFUL_SETS, namespace, pod)
+                    .iter()
+                    .for_each(add);
             }
         }
     }
-}
-
-fn change_key(object: &Value) -> String {
-    super::queue::key(meta(object, "namespace"), meta(object, "name"))
 }
 
 /// `adoptOrphanRevisions`: the selector's orphan revisions get the set as controller.

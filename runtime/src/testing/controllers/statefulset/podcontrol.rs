@@ -8,7 +8,9 @@ use super::claims::{
     claims_for, has_unexpected_controller, match_retention_policy, owner_up_to_date,
     update_owner_refs,
 };
-use super::identity::{identity_matches, ordinal, storage_matches, update_identity, update_storage};
+use super::identity::{
+    identity_matches, ordinal, storage_matches, update_identity, update_storage,
+};
 use crate::testing::controllers::api::{PERSISTENT_VOLUME_CLAIMS, PODS};
 use crate::testing::controllers::ownership::aggregate;
 use crate::testing::controllers::podutil::{is_terminating, meta};
@@ -50,8 +52,15 @@ pub(super) fn record_pod_event(
 }
 
 /// `recordClaimEvent` for a creation.
-fn record_claim_created(cx: &mut Cx<'_>, set: &Value, pod: &Value, claim: &Value, error: Option<&str>) {
-    let (claim_name, pod_name, set_name) = (meta(claim, "name"), meta(pod, "name"), meta(set, "name"));
+fn record_claim_created(
+    cx: &mut Cx<'_>,
+    set: &Value,
+    pod: &Value,
+    claim: &Value,
+    error: Option<&str>,
+) {
+    let (claim_name, pod_name, set_name) =
+        (meta(claim, "name"), meta(pod, "name"), meta(set, "name"));
     match error {
         None => cx.event(
             set,
@@ -75,8 +84,14 @@ pub(super) fn create_claims(cx: &mut Cx<'_>, set: &Value, pod: &Value) -> Result
     let mut errors = Vec::new();
     for (_, claim) in claims_for(set, ordinal(pod)) {
         let name = meta(&claim, "name");
-        match cx.api.get(PERSISTENT_VOLUME_CLAIMS, meta(set, "namespace"), name) {
-            None => match cx.api.create(PERSISTENT_VOLUME_CLAIMS, meta(set, "namespace"), &claim) {
+        match cx
+            .api
+            .get(PERSISTENT_VOLUME_CLAIMS, meta(set, "namespace"), name)
+        {
+            None => match cx
+                .api
+                .create(PERSISTENT_VOLUME_CLAIMS, meta(set, "namespace"), &claim)
+            {
                 Ok(_) => record_claim_created(cx, set, pod, &claim, None),
                 Err(e) => {
                     let error = format!("failed to create PVC {name}: {}", e.message);
@@ -97,10 +112,16 @@ pub(super) fn create_claims(cx: &mut Cx<'_>, set: &Value, pod: &Value) -> Result
 
 /// `UpdatePodClaimForRetentionPolicy`: the Pod's existing claims given the references the
 /// policy asks for.
-pub(super) fn update_claims_for_policy(cx: &mut Cx<'_>, set: &Value, pod: &Value) -> Result<(), String> {
+pub(super) fn update_claims_for_policy(
+    cx: &mut Cx<'_>,
+    set: &Value,
+    pod: &Value,
+) -> Result<(), String> {
     for (_, claim) in claims_for(set, ordinal(pod)) {
         let name = meta(&claim, "name").to_owned();
-        let Some(mut existing) = cx.api.get(PERSISTENT_VOLUME_CLAIMS, meta(set, "namespace"), &name)
+        let Some(mut existing) =
+            cx.api
+                .get(PERSISTENT_VOLUME_CLAIMS, meta(set, "namespace"), &name)
         else {
             continue;
         };
@@ -118,10 +139,12 @@ pub(super) fn update_claims_for_policy(cx: &mut Cx<'_>, set: &Value, pod: &Value
             continue;
         }
         update_owner_refs(&mut existing, set, pod);
-        if let Err(e) = cx
-            .api
-            .update(PERSISTENT_VOLUME_CLAIMS, meta(set, "namespace"), &name, &existing)
-        {
+        if let Err(e) = cx.api.update(
+            PERSISTENT_VOLUME_CLAIMS,
+            meta(set, "namespace"),
+            &name,
+            &existing,
+        ) {
             return Err(format!(
                 "could not update claim {name} for delete policy ownerRefs: {}",
                 e.message
@@ -187,7 +210,10 @@ pub(super) fn update_pod(cx: &mut Cx<'_>, set: &Value, pod: &Value) -> Result<()
             break;
         }
         attempted = true;
-        let (namespace, name) = (meta(&pod, "namespace").to_owned(), meta(&pod, "name").to_owned());
+        let (namespace, name) = (
+            meta(&pod, "namespace").to_owned(),
+            meta(&pod, "name").to_owned(),
+        );
         match cx.api.update(PODS, &namespace, &name, &pod) {
             Ok(_) => {
                 result = Ok(());
@@ -205,14 +231,25 @@ pub(super) fn update_pod(cx: &mut Cx<'_>, set: &Value, pod: &Value) -> Result<()
         }
     }
     if attempted {
-        record_pod_event(cx, "update", set, &pod, result.as_ref().err().map(String::as_str));
+        record_pod_event(
+            cx,
+            "update",
+            set,
+            &pod,
+            result.as_ref().err().map(String::as_str),
+        );
     }
     result
 }
 
 /// `DeleteStatefulPod`: a Pod already gone counts as deleted.
 pub(super) fn delete_pod(cx: &mut Cx<'_>, set: &Value, pod: &Value) -> Result<(), String> {
-    match cx.api.delete(PODS, meta(pod, "namespace"), meta(pod, "name"), &Value::Null) {
+    match cx.api.delete(
+        PODS,
+        meta(pod, "namespace"),
+        meta(pod, "name"),
+        &Value::Null,
+    ) {
         Ok(_) => {}
         Err(e) if e.is_not_found() => {}
         Err(e) => {

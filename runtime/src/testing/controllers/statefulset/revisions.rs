@@ -5,17 +5,17 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::identity::revision_of;
 use super::{API_VERSION, KIND};
+use crate::testing::controllers::Cx;
 use crate::testing::controllers::api::CONTROLLER_REVISIONS;
 use crate::testing::controllers::history::{
     self, data_bytes, number, revision_hash, revision_name, template_patch,
 };
 use crate::testing::controllers::ownership::controller_ref;
 use crate::testing::controllers::podutil::meta;
-use crate::testing::controllers::Cx;
 
 /// The label carrying a StatefulSet revision's hash.
 const HASH_LABEL: &str = "controller.kubernetes.io/hash";
@@ -28,45 +28,30 @@ pub(super) struct Revisions {
 }
 
 /// `newRevision`: the set's template as revision `revision`, named by its hash with
-/// `collision_count`, labelled with the template's labels and the hash, annotated with the
-/// set's annotations.
+/// `collision_count`.
 fn new_revision(set: &Value, revision: i64, collision_count: i64) -> Value {
-    let data = template_patch(set);
-    let hash = revision_hash(&data, Some(collision_count));
-    let mut labels: Map<String, Value> = set["spec"]["template"]["metadata"]["labels"]
-        .as_object()
-        .cloned()
-        .unwrap_or_default();
-    labels.insert(HASH_LABEL.into(), json!(hash));
-    let mut metadata = json!({
-        "name": revision_name(meta(set, "name"), &hash),
-        "labels": labels,
-        "ownerReferences": [controller_ref(set, API_VERSION, KIND)],
-    });
-    if set["metadata"]["annotations"]
-        .as_object()
-        .is_some_and(|a| !a.is_empty())
-    {
-        metadata["annotations"] = set["metadata"]["annotations"].clone();
-    }
-    let data: Value = serde_json::from_slice(&data).unwrap_or(Value::Null);
-    json!({
-        "apiVersion": "apps/v1",
-        "kind": "ControllerRevision",
-        "metadata": metadata,
-        "data": data,
-        "revision": revision,
-    })
+    let hash = revision_hash(&template_patch(set), Some(collision_count));
+    let name = revision_name(meta(set, "name"), &hash);
+    let owner_ref = controller_ref(set, API_VERSION, KIND);
+    history::new_revision(set, owner_ref, &name, (HASH_LABEL, &hash), revision)
 }
 
 /// `CreateControllerRevision`: a name taken by a revision with other data is a collision,
 /// counted and tried again under the next name.
-fn create(cx: &mut Cx<'_>, set: &Value, revision: &Value, collision_count: &mut i64) -> Result<Value, String> {
+fn create(
+    cx: &mut Cx<'_>,
+    set: &Value,
+    revision: &Value,
+    collision_count: &mut i64,
+) -> Result<Value, String> {
     let namespace = meta(set, "namespace");
     let data = data_bytes(revision);
     let mut candidate = revision.clone();
     loop {
-        let name = revision_name(meta(set, "name"), &revision_hash(&data, Some(*collision_count)));
+        let name = revision_name(
+            meta(set, "name"),
+            &revision_hash(&data, Some(*collision_count)),
+        );
         candidate["metadata"]["name"] = json!(name);
         match cx.api.create(CONTROLLER_REVISIONS, namespace, &candidate) {
             Ok(created) => return Ok(created),
@@ -87,7 +72,11 @@ fn create(cx: &mut Cx<'_>, set: &Value, revision: &Value, collision_count: &mut 
 /// `getStatefulSetRevisions` over `revisions` (sorted). The semantic comparison with the
 /// latest revision (`StatefulSetSemanticRevisionComparison`) guards against bytes an older
 /// apiserver wrote differently; revisions written here are always compared byte for byte.
-pub(super) fn revisions(cx: &mut Cx<'_>, set: &Value, revisions: &[Value]) -> Result<Revisions, String> {
+pub(super) fn revisions(
+    cx: &mut Cx<'_>,
+    set: &Value,
+    revisions: &[Value],
+) -> Result<Revisions, String> {
     let mut collision_count = set["status"]["collisionCount"].as_i64().unwrap_or(0);
     let next = revisions.last().map_or(1, |r| number(r) + 1);
     let candidate = new_revision(set, next, collision_count);

@@ -7,9 +7,9 @@ use jiff::Timestamp;
 use serde_json::{Map, Value, json};
 
 use super::identity::{replicas, revision_of};
+use crate::testing::controllers::Cx;
 use crate::testing::controllers::api::STATEFUL_SETS;
 use crate::testing::controllers::podutil::{is_available, is_ready, is_terminating, meta, phase};
-use crate::testing::controllers::Cx;
 
 /// The status a sync computes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
