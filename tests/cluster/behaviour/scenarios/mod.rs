@@ -1,6 +1,8 @@
 //! Every scenario, by area.
 
 mod basics;
+mod daemonset;
+mod statefulset;
 
 use super::script::Scenario;
 
@@ -8,5 +10,7 @@ use super::script::Scenario;
 pub fn all() -> Vec<Scenario> {
     let mut all = Vec::new();
     all.extend(basics::scenarios());
+    all.extend(statefulset::scenarios());
+    all.extend(daemonset::scenarios());
     all
 }
