@@ -226,7 +226,12 @@ fn observe_node(change: &Change, queue: &mut Queue, api: &Api) {
                     .is_some_and(|r| r["kind"] == KIND && r["name"] == ds["metadata"]["name"])
         });
         let misscheduled = ds["status"]["numberMisscheduled"].as_i64().unwrap_or(0) > 0;
-        if (run && !scheduled) || (!keep && scheduled) || (scheduled && misscheduled) {
+        // A Pod to make, one to delete, or misscheduled ones to count again.
+        let sync = match scheduled {
+            false => run,
+            true => !keep || misscheduled,
+        };
+        if sync {
             queue.add(key_of(&ds));
         }
     }

@@ -25,9 +25,8 @@ fn scaled(value: &Value, total: i64) -> Result<i64, String> {
                 .strip_suffix('%')
                 .and_then(|p| p.parse::<i64>().ok())
                 .ok_or_else(|| {
-                    format!(
-                        "invalid value for IntOrString: invalid type: string is not a percentage"
-                    )
+                    "invalid value for IntOrString: invalid type: string is not a percentage"
+                        .to_owned()
                 })?;
             Ok((percent * total + 99) / 100)
         }
