@@ -6,6 +6,7 @@
 mod cluster {
     pub mod behaviour;
     pub mod conformance;
+    pub mod daemonset;
     pub mod framework;
     pub mod kinds;
     pub mod statefulset;

@@ -1,27 +1,27 @@
-//! The StatefulSet and DaemonSet controllers in memory, where the behaviour scenarios do not
-//! look: timings on a frozen clock (minReadySeconds, the failed daemon Pod backoff), the
-//! status writes of a step, claims and the retention policy's owner references, revision
-//! names and collisions, Nodes that go away.
+//! The StatefulSet controller in memory, where the behaviour scenarios do not look:
+//! minReadySeconds on a frozen clock, the status writes of a step, claims and the retention
+//! policy's owner references, revision names and collisions. (The DaemonSet controller's
+//! are in `daemonset.rs`, with these helpers.)
 
 use std::time::Duration;
 
 use futures::StreamExt;
-use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet, StatefulSet};
-use k8s_openapi::api::core::v1::{Event, Node, PersistentVolumeClaim, Pod};
+use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
+use k8s_openapi::api::core::v1::{Event, PersistentVolumeClaim, Pod};
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams};
 use kubegen::testing::{ApiServer, Controllers, Kubelet, PodFate};
 use serde_json::{Value, json};
 
-fn object<T: serde::de::DeserializeOwned>(value: Value) -> T {
+pub(super) fn object<T: serde::de::DeserializeOwned>(value: Value) -> T {
     serde_json::from_value(value).expect("a valid object")
 }
 
-fn json_of<T: serde::Serialize>(object: &T) -> Value {
+pub(super) fn json_of<T: serde::Serialize>(object: &T) -> Value {
     serde_json::to_value(object).expect("serializable")
 }
 
 /// A server with the controllers running, its clock frozen, and a namespace.
-async fn cluster(namespace: &str) -> ApiServer {
+pub(super) async fn cluster(namespace: &str) -> ApiServer {
     let server = ApiServer::new();
     server
         .clock()
@@ -52,7 +52,7 @@ fn set(name: &str, replicas: i64, policy: &str) -> Value {
     })
 }
 
-async fn create<T>(api: &Api<T>, body: Value) -> T
+pub(super) async fn create<T>(api: &Api<T>, body: Value) -> T
 where
     T: Clone + serde::de::DeserializeOwned + serde::Serialize + std::fmt::Debug,
 {
@@ -61,7 +61,7 @@ where
         .unwrap()
 }
 
-async fn merge<T>(api: &Api<T>, name: &str, patch: Value)
+pub(super) async fn merge<T>(api: &Api<T>, name: &str, patch: Value)
 where
     T: Clone + serde::de::DeserializeOwned + std::fmt::Debug,
 {
@@ -71,7 +71,7 @@ where
 }
 
 /// Changes `name`'s annotations, which syncs it, and waits for the controllers.
-async fn touch<T>(server: &ApiServer, api: &Api<T>, name: &str, value: &str)
+pub(super) async fn touch<T>(server: &ApiServer, api: &Api<T>, name: &str, value: &str)
 where
     T: Clone + serde::de::DeserializeOwned + std::fmt::Debug,
 {
@@ -85,7 +85,7 @@ where
 }
 
 /// Writes what a kubelet reports for Pod `name` meeting `fate`, at the server's time.
-async fn kubelet(server: &ApiServer, namespace: &str, name: &str, fate: PodFate) {
+pub(super) async fn kubelet(server: &ApiServer, namespace: &str, name: &str, fate: PodFate) {
     Kubelet::new()
         .set_at(
             &server.client(),
@@ -99,7 +99,7 @@ async fn kubelet(server: &ApiServer, namespace: &str, name: &str, fate: PodFate)
     server.settle().await;
 }
 
-async fn pod_names(pods: &Api<Pod>) -> Vec<String> {
+pub(super) async fn pod_names(pods: &Api<Pod>) -> Vec<String> {
     let mut names: Vec<String> = pods
         .list(&ListParams::default())
         .await
@@ -112,12 +112,12 @@ async fn pod_names(pods: &Api<Pod>) -> Vec<String> {
     names
 }
 
-fn status(object: &impl serde::Serialize) -> Value {
+pub(super) fn status(object: &impl serde::Serialize) -> Value {
     json_of(object)["status"].clone()
 }
 
 /// The events' messages with their counts, sorted.
-async fn events(server: &ApiServer, namespace: &str) -> Vec<(String, i64)> {
+pub(super) async fn events(server: &ApiServer, namespace: &str) -> Vec<(String, i64)> {
     let events: Api<Event> = Api::namespaced(server.client(), namespace);
     let mut said: Vec<(String, i64)> = events
         .list(&ListParams::default())
@@ -335,214 +335,5 @@ async fn a_name_taken_by_other_data_is_a_collision() {
     assert_eq!(
         pod["metadata"]["labels"]["controller-revision-hash"],
         web["updateRevision"]
-    );
-}
-
-fn node(name: &str) -> Value {
-    json!({"metadata": {"name": name, "labels": {"pool": "test"}}})
-}
-
-fn daemon_set(name: &str) -> Value {
-    json!({
-        "metadata": {"name": name},
-        "spec": {
-            "selector": {"matchLabels": {"app": name}},
-            "template": {
-                "metadata": {"labels": {"app": name}},
-                "spec": {"nodeSelector": {"pool": "test"}, "containers": [{"name": "c", "image": "busybox"}]},
-            },
-        },
-    })
-}
-
-/// A cluster with Nodes `nodes` and the DaemonSet `ds` in `namespace`, settled.
-async fn daemons(
-    namespace: &str,
-    nodes: &[&str],
-    ds: Value,
-) -> (ApiServer, Api<Node>, Api<DaemonSet>, Api<Pod>) {
-    let server = cluster(namespace).await;
-    let node_api: Api<Node> = Api::all(server.client());
-    for name in nodes {
-        create(&node_api, node(name)).await;
-    }
-    let sets: Api<DaemonSet> = Api::namespaced(server.client(), namespace);
-    create(&sets, ds).await;
-    server.settle().await;
-    let pods = Api::namespaced(server.client(), namespace);
-    (server, node_api, sets, pods)
-}
-
-/// The daemon Pods by the Node their affinity pins them to.
-async fn daemon_pods(pods: &Api<Pod>) -> Vec<(String, String)> {
-    let mut found: Vec<(String, String)> = pods
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .items
-        .into_iter()
-        .map(|p| {
-            let pod = json_of(&p);
-            let node = pod["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
-                ["nodeSelectorTerms"][0]["matchFields"][0]["values"][0]
-                .as_str()
-                .unwrap_or("")
-                .to_owned();
-            (node, pod["status"]["phase"].as_str().unwrap_or("").to_owned())
-        })
-        .collect();
-    found.sort();
-    found
-}
-
-#[tokio::test]
-async fn a_failed_daemon_pod_waits_out_its_backoff() {
-    let (server, _, _, pods) = daemons("d1", &["d1-n1"], daemon_set("agent")).await;
-    let first = pod_names(&pods).await.remove(0);
-    kubelet(&server, "d1", &first, PodFate::Failed { exit_code: 1 }).await;
-    // Killed and made again at once.
-    let second = pod_names(&pods).await.remove(0);
-    assert_ne!(first, second);
-    kubelet(&server, "d1", &second, PodFate::Failed { exit_code: 1 }).await;
-    // Failing again within a second: left until the backoff (1 s) has passed.
-    assert_eq!(
-        daemon_pods(&pods).await,
-        [("d1-n1".into(), "Failed".into())]
-    );
-    server.clock().advance(Duration::from_secs(1));
-    server.settle().await;
-    assert_eq!(
-        daemon_pods(&pods).await,
-        [("d1-n1".into(), "Pending".into())]
-    );
-    let failed = events(&server, "d1")
-        .await
-        .into_iter()
-        .filter(|(m, _)| m.starts_with("Found failed daemon pod"))
-        .count();
-    assert_eq!(failed, 2);
-}
-
-#[tokio::test]
-async fn a_deleted_nodes_pod_goes_at_the_next_sync() {
-    let (server, nodes, sets, pods) = daemons("d2", &["d2-n1", "d2-n2"], daemon_set("agent")).await;
-    assert_eq!(
-        daemon_pods(&pods).await,
-        [
-            ("d2-n1".into(), "Pending".into()),
-            ("d2-n2".into(), "Pending".into())
-        ]
-    );
-    let agent = status(&sets.get("agent").await.unwrap());
-    assert_eq!(
-        agent,
-        json!({"currentNumberScheduled": 2, "numberMisscheduled": 0, "desiredNumberScheduled": 2,
-               "numberReady": 0, "observedGeneration": 1, "updatedNumberScheduled": 2, "numberUnavailable": 2})
-    );
-    // No handler sees a Node go: the Pod stays until something syncs the set.
-    nodes.delete("d2-n2", &Default::default()).await.unwrap();
-    server.settle().await;
-    assert_eq!(daemon_pods(&pods).await.len(), 2);
-    touch(&server, &sets, "agent", "1").await;
-    assert_eq!(
-        daemon_pods(&pods).await,
-        [("d2-n1".into(), "Pending".into())]
-    );
-    assert_eq!(
-        status(&sets.get("agent").await.unwrap())["desiredNumberScheduled"],
-        1
-    );
-}
-
-#[tokio::test]
-async fn a_daemon_pod_is_available_after_min_ready_seconds() {
-    let mut body = daemon_set("agent");
-    body["spec"]["minReadySeconds"] = json!(5);
-    let (server, _, sets, pods) = daemons("d3", &["d3-n1"], body).await;
-    let name = pod_names(&pods).await.remove(0);
-    kubelet(&server, "d3", &name, PodFate::Ready).await;
-    let counts = |s: Value| (s["numberReady"].clone(), s["numberAvailable"].clone());
-    assert_eq!(
-        counts(status(&sets.get("agent").await.unwrap())),
-        (json!(1), Value::Null)
-    );
-    server.clock().advance(Duration::from_secs(5));
-    server.settle().await;
-    assert_eq!(
-        counts(status(&sets.get("agent").await.unwrap())),
-        (json!(1), json!(1))
-    );
-}
-
-#[tokio::test]
-async fn a_node_tainted_no_execute_loses_its_pod_at_the_next_sync() {
-    let (server, nodes, sets, pods) = daemons("d4", &["d4-n1"], daemon_set("agent")).await;
-    // A NoSchedule taint: the Pod stays, counted misscheduled once the set syncs.
-    merge(
-        &nodes,
-        "d4-n1",
-        json!({"spec": {"taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}]}}),
-    )
-    .await;
-    touch(&server, &sets, "agent", "1").await;
-    assert_eq!(daemon_pods(&pods).await.len(), 1);
-    let agent = status(&sets.get("agent").await.unwrap());
-    assert_eq!(
-        (
-            agent["desiredNumberScheduled"].clone(),
-            agent["numberMisscheduled"].clone()
-        ),
-        (json!(0), json!(1))
-    );
-    // NoExecute: deleted at the next sync.
-    merge(
-        &nodes,
-        "d4-n1",
-        json!({"spec": {"taints": [{"key": "k", "value": "v", "effect": "NoExecute"}]}}),
-    )
-    .await;
-    server.settle().await;
-    assert_eq!(daemon_pods(&pods).await.len(), 1);
-    touch(&server, &sets, "agent", "2").await;
-    assert!(daemon_pods(&pods).await.is_empty());
-}
-
-#[tokio::test]
-async fn with_max_surge_the_old_pod_stays_until_the_new_one_is_ready() {
-    let mut body = daemon_set("agent");
-    body["spec"]["updateStrategy"] =
-        json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}});
-    let (server, _, sets, pods) = daemons("d5", &["d5-n1"], body).await;
-    let old = pod_names(&pods).await.remove(0);
-    kubelet(&server, "d5", &old, PodFate::Ready).await;
-    server.clock().advance(Duration::from_secs(1));
-    merge(
-        &sets,
-        "agent",
-        json!({"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "busybox:2"}]}}}}),
-    )
-    .await;
-    server.settle().await;
-    let names = pod_names(&pods).await;
-    assert_eq!(names.len(), 2, "a new Pod beside the old one");
-    let new = names.into_iter().find(|n| *n != old).unwrap();
-    // The status counts each Node's oldest Pod: the old one, Ready, not updated.
-    let agent = status(&sets.get("agent").await.unwrap());
-    assert_eq!(
-        (
-            agent["numberReady"].clone(),
-            agent["updatedNumberScheduled"].clone()
-        ),
-        (json!(1), Value::Null)
-    );
-    kubelet(&server, "d5", &new, PodFate::Ready).await;
-    assert_eq!(pod_names(&pods).await, [new]);
-    let agent = status(&sets.get("agent").await.unwrap());
-    assert_eq!(
-        (
-            agent["numberReady"].clone(),
-            agent["updatedNumberScheduled"].clone()
-        ),
-        (json!(1), json!(1))
     );
 }
