@@ -6,9 +6,11 @@
 mod cluster {
     pub mod behaviour;
     pub mod conformance;
+    pub mod daemonset;
     pub mod deployment;
     pub mod framework;
     pub mod kinds;
+    pub mod statefulset;
 }
 #[path = "common/diff.rs"]
 mod diff;

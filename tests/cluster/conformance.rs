@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use kubegen::testing::{ApiServer, Controllers, Kubelet, TestEnv};
+use kubegen::testing::{ApiServer, Controllers, TestEnv};
 use serde_json::Value;
 
 use super::behaviour::run::{Side, run};
@@ -37,7 +37,6 @@ async fn real_side() -> Option<Side> {
     Some(Side {
         client: env.client.clone(),
         server: None,
-        kubelet: Kubelet::new(),
     })
 }
 
@@ -55,7 +54,6 @@ async fn the_in_memory_controllers_behave_like_kube_controller_manager() {
     let memory = Side {
         client: server.client(),
         server: Some(server),
-        kubelet: Kubelet::new(),
     };
     let real = real_side().await;
     let recorded: Recording = std::fs::read(RECORDING)

@@ -23,7 +23,6 @@ pub struct Side {
     pub client: kube::Client,
     /// The in-memory server, when this side is one.
     pub server: Option<ApiServer>,
-    pub kubelet: Kubelet,
 }
 
 impl Side {
@@ -49,6 +48,9 @@ pub async fn run(side: &Side, namespace: &str, scenario: &Scenario) -> Vec<Value
             norm.known.insert(name.to_owned());
         }
     }
+    // A kubelet of the scenario's own: the addresses it hands out do not depend on the
+    // scenarios that ran before (a recording of some scenarios holds for a run of all).
+    let kubelet = Kubelet::new();
     let mut observations = Vec::new();
     let created = send(
         &side.client,
@@ -61,7 +63,7 @@ pub async fn run(side: &Side, namespace: &str, scenario: &Scenario) -> Vec<Value
     let snapshot = settle(side, namespace, scenario, &mut norm).await;
     observations.push(json!({"step": "namespace created", "answer": created, "cluster": snapshot}));
     for step in &scenario.steps {
-        let (label, answer) = act(side, namespace, &step.action).await;
+        let (label, answer) = act(side, &kubelet, namespace, &step.action).await;
         let snapshot = settle(side, namespace, scenario, &mut norm).await;
         observations.push(json!({"step": label, "answer": answer, "cluster": snapshot}));
     }
@@ -69,17 +71,18 @@ pub async fn run(side: &Side, namespace: &str, scenario: &Scenario) -> Vec<Value
 }
 
 /// Does one step; its label and the answer's code and reason.
-async fn act(side: &Side, namespace: &str, action: &Action) -> (String, Value) {
+async fn act(side: &Side, kubelet: &Kubelet, namespace: &str, action: &Action) -> (String, Value) {
     let client = &side.client;
     match action {
         Action::Create(body) => {
-            let body = fill(body, namespace);
-            let res = super::script::resource_of(&body);
+            // Labelled with the name as the scenario writes it (`{ns}-n1`).
             let label = format!(
                 "create {} {}",
                 body["kind"].as_str().unwrap_or(""),
                 body["metadata"]["name"].as_str().unwrap_or("")
             );
+            let body = fill(body, namespace);
+            let res = super::script::resource_of(&body);
             let answer = send(
                 client,
                 Method::POST,
@@ -96,7 +99,7 @@ async fn act(side: &Side, namespace: &str, action: &Action) -> (String, Value) {
             subresource,
             patch,
         } => {
-            let mut path = res.object(namespace, name);
+            let mut path = res.object(namespace, &fill_name(name, namespace));
             if let Some(s) = subresource {
                 path = format!("{path}/{s}");
             }
@@ -131,7 +134,7 @@ async fn act(side: &Side, namespace: &str, action: &Action) -> (String, Value) {
             let answer = send(
                 client,
                 Method::DELETE,
-                &res.object(namespace, name),
+                &res.object(namespace, &fill_name(name, namespace)),
                 body.as_ref(),
                 "application/json",
             )
@@ -172,11 +175,7 @@ async fn act(side: &Side, namespace: &str, action: &Action) -> (String, Value) {
             let now = side.now();
             let mut codes = Vec::new();
             for name in &names {
-                let code = match side
-                    .kubelet
-                    .set_at(client, namespace, name, *fate, &now)
-                    .await
-                {
+                let code = match kubelet.set_at(client, namespace, name, *fate, &now).await {
                     Ok(_) => 200,
                     Err(kube::Error::Api(s)) => s.code,
                     Err(_) => 0,
@@ -249,7 +248,7 @@ async fn read(side: &Side, namespace: &str, scenario: &Scenario) -> (Vec<Value>,
         }
     }
     for (res, name) in &scenario.cluster_objects {
-        let (code, o) = get(client, &res.object("", name)).await;
+        let (code, o) = get(client, &res.object("", &fill_name(name, namespace))).await;
         if code == 200 {
             objects.push(o);
         }
@@ -274,6 +273,12 @@ async fn read(side: &Side, namespace: &str, scenario: &Scenario) -> (Vec<Value>,
         objects,
         events["items"].as_array().cloned().unwrap_or_default(),
     )
+}
+
+/// A name with the scenario's namespace in place of `{ns}` (cluster-scoped objects, such as
+/// Nodes, are named after the scenario so that runs and scenarios do not share them).
+fn fill_name(name: &str, namespace: &str) -> String {
+    name.replace("{ns}", namespace)
 }
 
 fn fill(body: &Value, namespace: &str) -> Value {

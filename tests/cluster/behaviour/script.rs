@@ -1,7 +1,8 @@
 //! Behavioural scenarios: what a test does to a cluster, step by step. After each step the
 //! cluster is left to settle and what it holds is compared between the backends.
 //!
-//! Placeholders: `{ns}` in a body or selector is the scenario's namespace.
+//! Placeholders: `{ns}` in a body, a selector or an object's name is the scenario's
+//! namespace.
 
 use std::time::Duration;
 

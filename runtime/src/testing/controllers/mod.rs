@@ -25,9 +25,11 @@
 #![allow(dead_code, unused_imports)]
 
 mod api;
+mod daemonset;
 mod deployment;
 mod driver;
 mod events;
+mod history;
 mod kubelet;
 mod ownership;
 mod podrank;
@@ -36,6 +38,7 @@ mod queue;
 mod replicaset;
 mod rootca;
 mod serviceaccount;
+mod statefulset;
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -68,6 +71,10 @@ pub enum Controller {
     /// [`ReplicaSet`](Controller::ReplicaSet) does (its events' component is
     /// `replication-controller`).
     ReplicationController,
+    /// Runs StatefulSets: ordered Pods, their claims, revisions and rolling updates.
+    StatefulSet,
+    /// Runs DaemonSets: a Pod on every eligible Node, revisions and rolling updates.
+    DaemonSet,
 }
 
 impl Controller {
@@ -78,6 +85,8 @@ impl Controller {
         Controller::Deployment,
         Controller::ReplicaSet,
         Controller::ReplicationController,
+        Controller::StatefulSet,
+        Controller::DaemonSet,
     ];
 
     /// The controller's name in kube-controller-manager (its `--controllers` name, and the
@@ -89,6 +98,8 @@ impl Controller {
             Controller::Deployment => "deployment-controller",
             Controller::ReplicaSet => "replicaset-controller",
             Controller::ReplicationController => "replicationcontroller-controller",
+            Controller::StatefulSet => "statefulset-controller",
+            Controller::DaemonSet => "daemonset-controller",
         }
     }
 
@@ -101,6 +112,8 @@ impl Controller {
             Controller::ReplicationController => {
                 Box::new(replicaset::ReplicaSets(replicaset::REPLICATION_CONTROLLER))
             }
+            Controller::StatefulSet => Box::new(statefulset::StatefulSets),
+            Controller::DaemonSet => Box::new(daemonset::DaemonSets::default()),
         }
     }
 }

@@ -192,18 +192,8 @@ impl<'a> Claimer<'a> {
                 meta(object, "uid")
             ));
         }
-        let patch = json!({"metadata": {
-            "ownerReferences": [controller_ref(self.owner, self.api_version, self.kind)],
-            "uid": meta(object, "uid"),
-        }});
-        match self.api.patch(
-            resource,
-            meta(object, "namespace"),
-            meta(object, "name"),
-            None,
-            Patch::Strategic,
-            &patch,
-        ) {
+        let reference = controller_ref(self.owner, self.api_version, self.kind);
+        match self.patch_owner_refs(resource, object, reference) {
             Ok(_) => Ok(true),
             Err(e) if e.is_not_found() => Ok(false),
             Err(e) => Err(e.message),
@@ -213,22 +203,29 @@ impl<'a> Claimer<'a> {
     /// Removes the owner's reference (`ReleasePod`, `ReleaseControllerRevision`); an object
     /// gone or refused as invalid is released already.
     fn release(&self, resource: Resource, object: &Value) -> Result<(), String> {
-        let patch = json!({"metadata": {
-            "ownerReferences": [{"$patch": "delete", "uid": meta(self.owner, "uid")}],
-            "uid": meta(object, "uid"),
-        }});
-        match self.api.patch(
-            resource,
-            meta(object, "namespace"),
-            meta(object, "name"),
-            None,
-            Patch::Strategic,
-            &patch,
-        ) {
+        let deletion = json!({"$patch": "delete", "uid": meta(self.owner, "uid")});
+        match self.patch_owner_refs(resource, object, deletion) {
             Ok(_) => Ok(()),
             Err(e) if e.code == 404 || e.code == 422 => Ok(()),
             Err(e) => Err(e.message),
         }
+    }
+}
+
+impl Claimer<'_> {
+    /// A strategic merge patch of one owner reference, with the object's uid as a
+    /// precondition.
+    fn patch_owner_refs(
+        &self,
+        resource: Resource,
+        object: &Value,
+        reference: Value,
+    ) -> Result<Value, super::Refused> {
+        let patch =
+            json!({"metadata": {"ownerReferences": [reference], "uid": meta(object, "uid")}});
+        let (namespace, name) = (meta(object, "namespace"), meta(object, "name"));
+        self.api
+            .patch(resource, namespace, name, None, Patch::Strategic, &patch)
     }
 }
 

@@ -96,6 +96,11 @@ pub(crate) fn meta<'v>(object: &'v Value, field: &str) -> &'v str {
     object["metadata"][field].as_str().unwrap_or("")
 }
 
+/// An object's queue key (`namespace/name`).
+pub(crate) fn key_of(object: &Value) -> String {
+    super::queue::key(meta(object, "namespace"), meta(object, "name"))
+}
+
 /// `GetPodFromTemplate`: a Pod of `template` (a `PodTemplateSpec`) for `owner`, controlled
 /// by `controller_ref`: the template's labels, annotations and finalizers, `generateName`
 /// `<owner>-` (the bare name where that is no valid prefix), the template's spec.

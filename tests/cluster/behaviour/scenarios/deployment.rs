@@ -39,15 +39,19 @@ pub fn scenarios() -> Vec<Scenario> {
         Scenario::new("deployment: a Deployment of 3 makes a ReplicaSet and its Pods, Available once they are Ready")
             .create(deployment(3, json!({})))
             .pods("app=web", PodFate::Ready),
+        // Scenarios with a template change run without a progress deadline: no Progressing
+        // condition, whose reason right after the change depends on whether
+        // kube-controller-manager saw the new ReplicaSet before its first Pod (it varies from
+        // run to run: a race of its informers).
         Scenario::new("deployment: a template change rolls with maxSurge and maxUnavailable of 25%, one Pod at a time")
-            .create(deployment(3, json!({})))
+            .create(deployment(3, json!({"progressDeadlineSeconds": i32::MAX})))
             .pods("app=web", PodFate::Ready)
             .patch(DEPLOYMENTS, "web", image("1.37"))
             .pods("app=web", PodFate::Ready)
             .pods("app=web", PodFate::Ready)
             .pods("app=web", PodFate::Ready),
         Scenario::new("deployment: Recreate scales the old ReplicaSet to 0 before the new one up")
-            .create(deployment(2, json!({"strategy": {"type": "Recreate"}})))
+            .create(deployment(2, json!({"strategy": {"type": "Recreate"}, "progressDeadlineSeconds": i32::MAX})))
             .pods("app=web", PodFate::Ready)
             .patch(DEPLOYMENTS, "web", image("1.37"))
             .pods("app=web", PodFate::Ready),
@@ -65,7 +69,7 @@ pub fn scenarios() -> Vec<Scenario> {
             .patch(DEPLOYMENTS, "web", json!({"spec": {"paused": null}}))
             .pods("app=web", PodFate::Ready),
         Scenario::new("deployment: revisionHistoryLimit 1 keeps one old ReplicaSet over three rollouts")
-            .create(deployment(1, json!({"revisionHistoryLimit": 1})))
+            .create(deployment(1, json!({"revisionHistoryLimit": 1, "progressDeadlineSeconds": i32::MAX})))
             .pods("app=web", PodFate::Ready)
             .patch(DEPLOYMENTS, "web", image("1.37"))
             .pods("app=web", PodFate::Ready)
@@ -81,9 +85,6 @@ pub fn scenarios() -> Vec<Scenario> {
             .create(deployment(2, json!({"minReadySeconds": 6})))
             .pods("app=web", PodFate::Ready)
             .wait(Duration::from_secs(7)),
-        // Without a progress deadline: no Progressing condition, whose reason right after a
-        // template change depends on whether kube-controller-manager saw the new
-        // ReplicaSet before its first Pod (it varies from run to run).
         Scenario::new("deployment: the deprecated rollback annotation brings an earlier template back as a new revision")
             .create(deployment(1, json!({"progressDeadlineSeconds": i32::MAX})))
             .pods("app=web", PodFate::Ready)

@@ -1,8 +1,10 @@
 //! Every scenario, by area.
 
 mod basics;
+mod daemonset;
 pub mod deployment;
 mod replicaset;
+mod statefulset;
 
 use super::script::Scenario;
 
@@ -12,5 +14,7 @@ pub fn all() -> Vec<Scenario> {
     all.extend(basics::scenarios());
     all.extend(deployment::scenarios());
     all.extend(replicaset::scenarios());
+    all.extend(statefulset::scenarios());
+    all.extend(daemonset::scenarios());
     all
 }
