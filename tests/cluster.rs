@@ -7,6 +7,7 @@ mod cluster {
     pub mod behaviour;
     pub mod conformance;
     pub mod framework;
+    pub mod gc;
     pub mod kinds;
 }
 #[path = "common/diff.rs"]

@@ -27,6 +27,7 @@
 mod api;
 mod driver;
 mod events;
+mod gc;
 mod kubelet;
 mod queue;
 mod rootca;
@@ -55,12 +56,18 @@ pub enum Controller {
     /// Publishes the cluster's CA bundle as the `kube-root-ca.crt` ConfigMap in every
     /// namespace.
     RootCaPublisher,
+    /// Deletes objects whose owners are gone, and the dependents of owners deleted in the
+    /// background or foreground; orphans those of owners deleted with `orphan`.
+    GarbageCollector,
 }
 
 impl Controller {
     /// Every controller the in-memory server has.
-    pub const ALL: &'static [Controller] =
-        &[Controller::ServiceAccount, Controller::RootCaPublisher];
+    pub const ALL: &'static [Controller] = &[
+        Controller::ServiceAccount,
+        Controller::RootCaPublisher,
+        Controller::GarbageCollector,
+    ];
 
     /// The controller's name in kube-controller-manager (its `--controllers` name, and the
     /// component its events name).
@@ -68,6 +75,7 @@ impl Controller {
         match self {
             Controller::ServiceAccount => "serviceaccount-controller",
             Controller::RootCaPublisher => "root-ca-certificate-publisher-controller",
+            Controller::GarbageCollector => "garbage-collector-controller",
         }
     }
 
@@ -75,6 +83,7 @@ impl Controller {
         match self {
             Controller::ServiceAccount => Box::new(serviceaccount::ServiceAccounts),
             Controller::RootCaPublisher => Box::new(rootca::RootCaPublisher),
+            Controller::GarbageCollector => Box::<gc::GarbageCollector>::default(),
         }
     }
 }
