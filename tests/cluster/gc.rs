@@ -440,3 +440,16 @@ async fn a_dependent_in_another_namespace_is_deleted_with_an_event() {
         "the owner is untouched"
     );
 }
+
+#[tokio::test]
+async fn dependents_naming_one_missing_uid_two_ways_are_both_collected() {
+    let server = collecting();
+    let uid = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a";
+    let as_map = json!({"apiVersion": "v1", "kind": "ConfigMap", "name": "a", "uid": uid});
+    let as_secret = json!({"apiVersion": "v1", "kind": "Secret", "name": "b", "uid": uid});
+    create(&server, MAPS, map("dep1", json!([as_map]), &[])).await;
+    create(&server, MAPS, map("dep2", json!([as_secret]), &[])).await;
+    server.settle().await;
+    assert!(get(&server, &format!("{MAPS}/dep1")).await.is_none());
+    assert!(get(&server, &format!("{MAPS}/dep2")).await.is_none());
+}

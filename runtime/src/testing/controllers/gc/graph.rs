@@ -223,6 +223,8 @@ pub(super) struct Graph {
     /// Events waiting for a sync to record them, by their queue key's number.
     events: BTreeMap<u64, InvalidNamespace>,
     recorded: u64,
+    /// Keys to queue after their backoff (`AddRateLimited`).
+    pub delayed: Vec<String>,
 }
 
 impl Graph {
@@ -328,7 +330,8 @@ impl Graph {
                         if let Some(n) = self.nodes.get_mut(&uid) {
                             n.identity = alternate;
                         }
-                        queue.add(work_key(Work::Delete, &uid));
+                        // Rate limited, as the same uid may come back here.
+                        self.delayed.push(work_key(Work::Delete, &uid));
                     }
                     return;
                 }

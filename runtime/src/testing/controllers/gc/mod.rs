@@ -85,10 +85,12 @@ pub(super) struct GarbageCollector {
 }
 
 impl GarbageCollector {
-    /// client-go's per-item backoff after `failures` failures: 5 ms doubling, at most
-    /// 1000 s.
-    fn backoff(failures: u32) -> Duration {
-        let exponent = failures.saturating_sub(1).min(20);
+    /// One more failure of `key`, and client-go's per-item backoff after it: 5 ms doubling,
+    /// at most 1000 s.
+    fn count_failure(&mut self, key: &str) -> Duration {
+        let failures = self.failures.entry(key.to_owned()).or_insert(0);
+        *failures += 1;
+        let exponent = (*failures - 1).min(20);
         Duration::from_millis(5u64 << exponent).min(Duration::from_secs(1000))
     }
 }
@@ -149,17 +151,22 @@ impl Run for GarbageCollector {
                     .attempt_to_orphan(uid),
                 _ => Ok(()),
             };
-        match outcome {
-            Ok(()) => {
+        let delayed = std::mem::take(&mut self.graph.delayed);
+        let outcome = match outcome {
+            Ok(()) if !delayed.iter().any(|k| k == key) => {
                 self.failures.remove(key);
-                Ok(Outcome::Done)
+                Outcome::Done
             }
+            Ok(()) => Outcome::Done,
             Err(failure) => {
                 tracing::debug!(%key, %failure, "garbage collector: retrying");
-                let failures = self.failures.entry(key.to_owned()).or_insert(0);
-                *failures += 1;
-                Ok(Outcome::After(Self::backoff(*failures)))
+                Outcome::After(self.count_failure(key))
             }
+        };
+        for key in delayed {
+            let delay = self.count_failure(&key);
+            cx.queue.add_after(key, cx.clock.now(), delay);
         }
+        Ok(outcome)
     }
 }
