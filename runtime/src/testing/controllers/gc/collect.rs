@@ -5,7 +5,8 @@
 
 use serde_json::{Value, json};
 
-use super::graph::{EventKind, FOREGROUND, Graph, GraphEvent, Identity, Marks, ORPHAN, OwnerRef};
+use super::graph::{EventKind, Graph, GraphEvent};
+use super::refs::{FOREGROUND, Identity, Marks, ORPHAN, OwnerRef};
 use super::{Failure, Work, work_key};
 use crate::testing::controllers::{Api, Patch, Queue, Resource};
 

@@ -2,7 +2,8 @@
 //! are all gone, orphans the dependents of an owner deleted with the `orphan` finalizer, and
 //! deletes the dependents of one deleted with `foregroundDeletion` before letting it go.
 //!
-//! It watches every kind but Events. Its graph of owners and dependents ([`graph`]) is built
+//! It watches every kind but Events. Its graph of owners and dependents ([`graph`], of the
+//! identities and references of [`refs`]) is built
 //! from every change the server commits; what a change calls for is queued as "attempt to
 //! delete" or "attempt to orphan" one uid, and worked on ([`collect`]) with the server's
 //! current objects. Its writes are kube-controller-manager's: DELETE with uid and
@@ -17,11 +18,13 @@
 
 mod collect;
 mod graph;
+mod refs;
 
 use std::collections::HashMap;
 use std::time::Duration;
 
-use self::graph::{EventKind, Graph, GraphEvent, Identity, Marks, OwnerRef};
+use self::graph::{EventKind, Graph, GraphEvent};
+use self::refs::{Identity, Marks, OwnerRef};
 use super::{Api, Change, ChangeType, Cx, EventType, Outcome, Queue, Run, SyncError};
 
 /// What is queued for a uid.
