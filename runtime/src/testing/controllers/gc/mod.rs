@@ -3,17 +3,17 @@
 //! deletes the dependents of one deleted with `foregroundDeletion` before letting it go.
 //!
 //! It watches every kind but Events. Its graph of owners and dependents ([`graph`], of the
-//! identities and references of [`refs`]) is built
-//! from every change the server commits; what a change calls for is queued as "attempt to
-//! delete" or "attempt to orphan" one uid, and worked on ([`collect`]) with the server's
-//! current objects. Its writes are kube-controller-manager's: DELETE with uid and
-//! resourceVersion preconditions and a propagation policy, a strategic-merge patch removing
-//! owner references (a JSON merge patch for custom resources, which refuse the strategic
-//! one), a merge patch removing its finalizer; its only event is `OwnerRefInvalidNamespace`.
+//! identities and references of [`refs`]) is built from every change the server commits;
+//! what a change calls for is queued as "attempt to delete" or "attempt to orphan" one uid,
+//! and worked on ([`collect`]) with the server's current objects. Its writes are
+//! kube-controller-manager's: DELETE with uid and resourceVersion preconditions and a
+//! propagation policy, a strategic-merge patch removing owner references (a JSON merge patch
+//! for custom resources, which refuse the strategic one), a merge patch removing its
+//! finalizer; its only event is `OwnerRefInvalidNamespace`.
 //!
-//! Without an informer's lag the graph is always current: nothing waits for caches, and a
-//! CustomResourceDefinition's kind is known as soon as it is served (kube-controller-manager
-//! learns it at its next discovery, every 30 s). Retries (an owner of a kind nobody serves
+//! Without an informer's lag the graph is always current: nothing waits for caches, and every
+//! kind the server serves is known from the start (kube-controller-manager learns a new CRD's
+//! at its next discovery, every 30 s). Retries (an owner of a kind the server does not serve
 //! is retried forever) wait client-go's per-item backoff on the cluster's clock.
 
 mod collect;
