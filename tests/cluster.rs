@@ -9,6 +9,7 @@ mod cluster {
     pub mod daemonset;
     pub mod deployment;
     pub mod framework;
+    pub mod gc;
     pub mod kinds;
     pub mod statefulset;
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::{Event, Pod, ReplicationController};
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
-use kubegen::testing::{ApiServer, Controllers, Kubelet, PodFate};
+use kubegen::testing::{ApiServer, Controller, Controllers, Kubelet, PodFate};
 use serde_json::{Value, json};
 
 use super::behaviour::scenarios;
@@ -18,9 +18,12 @@ const T0: &str = "2030-01-01T00:00:00Z";
 async fn cluster(kubelet: Option<Kubelet>) -> ApiServer {
     let server = ApiServer::new();
     server.clock().freeze_at(T0.parse().unwrap());
+    // Without the garbage collector: the tests look at what the workload controllers leave
+    // behind when an owner goes.
+    let controllers = Controllers::all().without(Controller::GarbageCollector);
     let controllers = match kubelet {
-        Some(k) => Controllers::all().kubelet(k),
-        None => Controllers::all(),
+        Some(k) => controllers.kubelet(k),
+        None => controllers,
     };
     server.start_controllers(controllers);
     server.settle().await; // the default ServiceAccount, which Pods need

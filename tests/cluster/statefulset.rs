@@ -9,7 +9,7 @@ use futures::StreamExt;
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet};
 use k8s_openapi::api::core::v1::{Event, PersistentVolumeClaim, Pod};
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams};
-use kubegen::testing::{ApiServer, Controllers, Kubelet, PodFate};
+use kubegen::testing::{ApiServer, Controller, Controllers, Kubelet, PodFate};
 use serde_json::{Value, json};
 
 pub(super) fn object<T: serde::de::DeserializeOwned>(value: Value) -> T {
@@ -27,7 +27,8 @@ pub(super) async fn cluster(namespace: &str) -> ApiServer {
         .clock()
         .freeze_at("2026-03-01T10:00:00Z".parse().unwrap());
     server.create_namespace(namespace).unwrap();
-    server.start_controllers(Controllers::all());
+    // Without the garbage collector: the tests look at the owner references it would act on.
+    server.start_controllers(Controllers::all().without(Controller::GarbageCollector));
     server.settle().await;
     server
 }

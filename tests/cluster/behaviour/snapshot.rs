@@ -120,7 +120,7 @@ pub fn normalize(
         if uids.contains(s) || looks_like_uid(s) {
             return "<uid>".into();
         }
-        let mut out = s.replace(namespace, "{ns}");
+        let mut out = blank_uids(&s.replace(namespace, "{ns}"));
         for (from, to) in renames.iter().rev() {
             if from != to && out.contains(from.as_str()) {
                 out = replace_word(&out, from, to);
@@ -334,6 +334,15 @@ fn looks_like_time(s: &str) -> bool {
         && s.as_bytes()[4] == b'-'
         && s.as_bytes()[10] == b'T'
         && s.parse::<k8s_openapi::jiff::Timestamp>().is_ok()
+}
+
+/// A message quoting a uid (the garbage collector's `ownerRef [..., uid: ...]`) with it
+/// blanked.
+fn blank_uids(s: &str) -> String {
+    static UID: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}").unwrap()
+    });
+    UID.replace_all(s, "<uid>").into_owned()
 }
 
 fn looks_like_uid(s: &str) -> bool {

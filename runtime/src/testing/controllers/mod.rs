@@ -29,6 +29,7 @@ mod daemonset;
 mod deployment;
 mod driver;
 mod events;
+mod gc;
 mod history;
 mod kubelet;
 mod ownership;
@@ -75,6 +76,9 @@ pub enum Controller {
     StatefulSet,
     /// Runs DaemonSets: a Pod on every eligible Node, revisions and rolling updates.
     DaemonSet,
+    /// Deletes objects whose owners are gone, and the dependents of owners deleted in the
+    /// background or foreground; orphans those of owners deleted with `orphan`.
+    GarbageCollector,
 }
 
 impl Controller {
@@ -87,6 +91,7 @@ impl Controller {
         Controller::ReplicationController,
         Controller::StatefulSet,
         Controller::DaemonSet,
+        Controller::GarbageCollector,
     ];
 
     /// The controller's name in kube-controller-manager (its `--controllers` name, and the
@@ -100,6 +105,7 @@ impl Controller {
             Controller::ReplicationController => "replicationcontroller-controller",
             Controller::StatefulSet => "statefulset-controller",
             Controller::DaemonSet => "daemonset-controller",
+            Controller::GarbageCollector => "garbage-collector-controller",
         }
     }
 
@@ -114,6 +120,7 @@ impl Controller {
             }
             Controller::StatefulSet => Box::new(statefulset::StatefulSets),
             Controller::DaemonSet => Box::new(daemonset::DaemonSets::default()),
+            Controller::GarbageCollector => Box::<gc::GarbageCollector>::default(),
         }
     }
 }

@@ -388,7 +388,12 @@ impl State {
         {
             return Ok((200, existing));
         }
-        let finalizers_done = result["metadata"]["deletionTimestamp"].is_string()
+        // `ShouldDeleteDuringUpdate`: the last finalizer of an object marked for deletion is
+        // gone, and no grace period is running (a Pod inside its own stays).
+        let finalizers_done = existing["metadata"]["deletionTimestamp"].is_string()
+            && existing["metadata"]["deletionGracePeriodSeconds"]
+                .as_i64()
+                .is_none_or(|g| g == 0)
             && result["metadata"]["finalizers"]
                 .as_array()
                 .is_none_or(|f| f.is_empty());

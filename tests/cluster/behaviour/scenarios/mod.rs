@@ -3,6 +3,7 @@
 mod basics;
 mod daemonset;
 pub mod deployment;
+mod gc;
 mod replicaset;
 mod statefulset;
 
@@ -16,5 +17,6 @@ pub fn all() -> Vec<Scenario> {
     all.extend(replicaset::scenarios());
     all.extend(statefulset::scenarios());
     all.extend(daemonset::scenarios());
+    all.extend(gc::scenarios());
     all
 }
