@@ -7,9 +7,13 @@ mod cluster {
     pub mod behaviour;
     pub mod conformance;
     pub mod cronjob;
+    pub mod daemonset;
+    pub mod deployment;
     pub mod framework;
+    pub mod gc;
     pub mod job;
     pub mod kinds;
+    pub mod statefulset;
 }
 #[path = "common/diff.rs"]
 mod diff;

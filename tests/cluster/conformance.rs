@@ -29,11 +29,21 @@ const INTENTIONAL: &[(&str, &str)] = &[];
 
 type Recording = BTreeMap<String, Vec<Value>>;
 
-/// The real cluster with kube-controller-manager the environment names, if any.
+/// The real cluster with kube-controller-manager the environment names, if any, serving
+/// the scenarios' custom kind.
 async fn real_side() -> Option<Side> {
     let env = TestEnv::real_with_controllers("behaviour")
         .await
         .unwrap_or_else(|e| panic!("{e}"))?;
+    let gizmos = <super::kinds::Gizmo as kubegen::CustomResource>::crd().expect("the Gizmo CRD");
+    kubegen::crd::install_crds(
+        &env.client,
+        &[gizmos],
+        "kubegen-behaviour",
+        std::time::Duration::from_secs(60),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("installing the Gizmo CRD: {e}"));
     Some(Side {
         client: env.client.clone(),
         server: None,

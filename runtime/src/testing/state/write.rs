@@ -309,6 +309,17 @@ impl State {
         // Server-owned metadata comes from the stored object.
         let mut result = if status_only {
             let mut r = request::with_status_of(&existing, &new);
+            let taken = self.entry(t).builtin.map(Builtin::status_update_metadata);
+            for field in taken.into_iter().flatten() {
+                match new["metadata"].get(*field) {
+                    Some(v) if !v.is_null() => r["metadata"][*field] = v.clone(),
+                    _ => {
+                        if let Some(m) = r["metadata"].as_object_mut() {
+                            m.remove(*field);
+                        }
+                    }
+                }
+            }
             // An apply's managed fields come with its result; an Update tracks from the live ones.
             if applied {
                 set_managed_fields(&mut r, new["metadata"]["managedFields"].clone());
@@ -377,7 +388,12 @@ impl State {
         {
             return Ok((200, existing));
         }
-        let finalizers_done = result["metadata"]["deletionTimestamp"].is_string()
+        // `ShouldDeleteDuringUpdate`: the last finalizer of an object marked for deletion is
+        // gone, and no grace period is running (a Pod inside its own stays).
+        let finalizers_done = existing["metadata"]["deletionTimestamp"].is_string()
+            && existing["metadata"]["deletionGracePeriodSeconds"]
+                .as_i64()
+                .is_none_or(|g| g == 0)
             && result["metadata"]["finalizers"]
                 .as_array()
                 .is_none_or(|f| f.is_empty());

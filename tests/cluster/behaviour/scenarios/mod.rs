@@ -2,7 +2,12 @@
 
 mod basics;
 mod cronjob;
+mod daemonset;
+pub mod deployment;
+mod gc;
 mod job;
+mod replicaset;
+mod statefulset;
 
 use super::script::Scenario;
 
@@ -10,6 +15,11 @@ use super::script::Scenario;
 pub fn all() -> Vec<Scenario> {
     let mut all = Vec::new();
     all.extend(basics::scenarios());
+    all.extend(deployment::scenarios());
+    all.extend(replicaset::scenarios());
+    all.extend(statefulset::scenarios());
+    all.extend(daemonset::scenarios());
+    all.extend(gc::scenarios());
     all.extend(job::scenarios());
     all.extend(cronjob::scenarios());
     all

@@ -303,7 +303,8 @@ pub(super) fn label_selector(selector: &Value, path: &str) -> Vec<FieldError> {
     errs
 }
 
-/// A label selector as `LabelSelectorAsSelector` turns it into one.
+/// A label selector as `LabelSelectorAsSelector` turns it into one (the in-memory
+/// controllers match their Pods and revisions with it too).
 pub(crate) enum Selector {
     /// A nil selector: matches nothing.
     Nothing,

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::pods::{Pod, TRACKING_FINALIZER, controller_ref};
 use super::{JOBS, Job};
-use crate::testing::builtin::validate::Selector;
+use crate::testing::builtin::validate::LabelSelector as Selector;
 use crate::testing::controllers::api::PODS;
 use crate::testing::controllers::{Api, Cx, Patch, Refused};
 

@@ -384,7 +384,7 @@ fn jobs_selecting(api: &Api, pod: &Pod) -> Vec<Job> {
         .map(Job)
         .filter(|job| {
             let selector = &job.0["spec"]["selector"];
-            crate::testing::builtin::validate::Selector::parse(selector)
+            crate::testing::builtin::validate::LabelSelector::parse(selector)
                 .is_some_and(|s| !s.is_empty() && s.matches(pod.labels()))
         })
         .collect()
