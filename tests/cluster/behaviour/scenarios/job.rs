@@ -99,6 +99,10 @@ pub fn scenarios() -> Vec<Scenario> {
             ))
             .pods(&index("early", "0"), PodFate::Succeeded)
             .pods(&index("early", "1"), PodFate::Succeeded),
+        Scenario::new("job: a finished job is deleted with its pods once its TTL has passed")
+            .create(job("ttl", json!({"ttlSecondsAfterFinished": 8})))
+            .pods("job-name=ttl", PodFate::Succeeded)
+            .wait(Duration::from_secs(10)),
         Scenario::new("job: a job adopts a pod its selector matches and releases it when it stops")
             .create(json!({
                 "apiVersion": "v1", "kind": "Pod",
