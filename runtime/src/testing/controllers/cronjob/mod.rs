@@ -85,10 +85,9 @@ impl Run for CronJobs {
             if cron_job["status"]["active"]
                 .as_array()
                 .is_some_and(Vec::is_empty)
+                && let Some(status) = cron_job["status"].as_object_mut()
             {
-                if let Some(status) = cron_job["status"].as_object_mut() {
-                    status.remove("active");
-                }
+                status.remove("active");
             }
             cx.api
                 .update_status(CRON_JOBS, namespace, name, &cron_job)?;

@@ -97,10 +97,11 @@ impl Jobs {
             && let Some(old) = &change.old
         {
             let old_ref = pods::controller_ref(old);
-            if old_ref.is_some() && old_ref != pod.controller_ref() {
-                if let Some(job) = old_ref.and_then(|r| claim::resolve(api, &namespace, r)) {
-                    queue.add(job.key());
-                }
+            if old_ref.is_some()
+                && old_ref != pod.controller_ref()
+                && let Some(job) = old_ref.and_then(|r| claim::resolve(api, &namespace, r))
+            {
+                queue.add(job.key());
             }
         }
         match pod.controller_ref() {
