@@ -245,15 +245,19 @@ pub(crate) fn parse_standard(spec: &str) -> Result<Schedule, String> {
             *out |= parse_range(range, min, max, names)?;
         }
     }
-    let [minute, hour, dom, month, dow] = bits;
-    Ok(Schedule::Spec {
+    Ok(spec_schedule(bits, zone))
+}
+
+/// A `SpecSchedule` of the bits of its fields, minute to day of the week.
+fn spec_schedule([minute, hour, dom, month, dow]: [u64; 5], zone: TimeZone) -> Schedule {
+    Schedule::Spec {
         minute,
         hour,
         dom,
         month,
         dow,
         zone,
-    })
+    }
 }
 
 /// `parseDescriptor`.
@@ -276,14 +280,7 @@ fn descriptor_schedule(descriptor: &str, spec: &str, zone: TimeZone) -> Result<S
         }
         _ => return Err(format!("unrecognized descriptor: {spec}")),
     };
-    Ok(Schedule::Spec {
-        minute,
-        hour,
-        dom,
-        month,
-        dow,
-        zone,
-    })
+    Ok(spec_schedule([minute, hour, dom, month, dow], zone))
 }
 
 /// robfig/cron's `getRange`: the bits `expr` allows.

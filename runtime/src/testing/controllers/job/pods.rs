@@ -447,28 +447,7 @@ pub(super) fn delete_uncounted(
     job: &Job,
     pods: &[&Pod],
 ) -> (i64, i64, Option<Refused>) {
-    let (mut deleted, mut ready, mut error) = (0, 0, None);
-    for pod in pods {
-        if let Err(e) = patch_away_finalizer(cx, pod) {
-            if e.is_not_found() {
-                deleted += 1;
-            } else {
-                error.get_or_insert(e);
-            }
-            continue;
-        }
-        match delete(cx, job, pod) {
-            Ok(()) => deleted += 1,
-            Err(e) if e.is_not_found() => deleted += 1,
-            Err(e) => {
-                error.get_or_insert(e);
-            }
-        }
-        if pod.is_ready() {
-            ready += 1;
-        }
-    }
-    (deleted, ready, error)
+    delete_each(cx, job, pods, true)
 }
 
 /// `deleteActivePods`, when the Job is finishing: the Pods are deleted keeping their
@@ -479,8 +458,26 @@ pub(super) fn delete_keeping_finalizer(
     job: &Job,
     pods: &[&Pod],
 ) -> (i64, i64, Option<Refused>) {
+    delete_each(cx, job, pods, false)
+}
+
+/// Deletes each Pod, its finalizer first when `uncounted`.
+fn delete_each(
+    cx: &mut Cx<'_>,
+    job: &Job,
+    pods: &[&Pod],
+    uncounted: bool,
+) -> (i64, i64, Option<Refused>) {
     let (mut deleted, mut ready, mut error) = (0, 0, None);
     for pod in pods {
+        if uncounted && let Err(e) = patch_away_finalizer(cx, pod) {
+            if e.is_not_found() {
+                deleted += 1;
+            } else {
+                error.get_or_insert(e);
+            }
+            continue;
+        }
         match delete(cx, job, pod) {
             Ok(()) => deleted += 1,
             Err(e) if e.is_not_found() => deleted += 1,
