@@ -7,45 +7,26 @@ use std::time::Duration;
 use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
-use kubegen::testing::{ApiServer, Controllers, Kubelet, PodFate};
+use kubegen::testing::{ApiServer, Kubelet, PodFate};
 use serde_json::{Value, json};
+
+use super::behaviour::scenarios;
 
 /// Half a minute past the hour; `2030-01-01T00:00:00Z` is minute 31557600 of the Unix
 /// epoch, so the Job of `00:MM` is `<cronjob>-315576MM`.
 const T0: &str = "2030-01-01T00:00:30Z";
 
-/// A server whose clock stands at [`T0`], its controllers running (no kubelet: the tests
-/// decide each Pod's fate), settled.
+/// A server whose clock stands at [`T0`], its controllers running without a kubelet.
 async fn cluster() -> ApiServer {
-    let server = ApiServer::new();
-    server.clock().freeze_at(T0.parse().unwrap());
-    server.start_controllers(Controllers::all());
-    server.settle().await; // the default ServiceAccount, which Pods need
-    server
+    super::job::cluster_at(T0).await
 }
 
 /// Creates CronJob `cron` whose Jobs run `busybox` Pods labelled `app: cron`, with `spec`
 /// merged in, and settles.
 async fn create_cron_job(server: &ApiServer, spec: Value) {
-    let mut cron_job = json!({
-        "apiVersion": "batch/v1", "kind": "CronJob",
-        "metadata": {"name": "cron"},
-        "spec": {"jobTemplate": {"spec": {"template": {
-            "metadata": {"labels": {"app": "cron"}},
-            "spec": {
-                "restartPolicy": "Never",
-                "containers": [{"name": "main", "image": "busybox:1.36"}],
-            },
-        }}}},
-    });
-    if let (Some(target), Value::Object(extra)) = (cron_job["spec"].as_object_mut(), spec) {
-        target.extend(extra);
-    }
+    let cron_job = serde_json::from_value(scenarios::cronjob::cron_job("cron", spec)).unwrap();
     cron_jobs(server)
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(cron_job).unwrap(),
-        )
+        .create(&PostParams::default(), &cron_job)
         .await
         .unwrap();
     server.settle().await;

@@ -10,14 +10,22 @@ use kube::api::{Api, ListParams, PostParams};
 use kubegen::testing::{ApiServer, Controllers, Kubelet, PodFate};
 use serde_json::{Value, json};
 
+use super::behaviour::scenarios;
+
 const T0: &str = "2030-01-01T00:00:00Z";
 const FAILED: PodFate = PodFate::Failed { exit_code: 1 };
 
 /// A server whose clock stands at [`T0`], its controllers running (no kubelet: the tests
 /// decide each Pod's fate), settled.
 async fn cluster() -> ApiServer {
+    cluster_at(T0).await
+}
+
+/// A server whose clock stands at `time`, its controllers running without a kubelet,
+/// settled.
+pub async fn cluster_at(time: &str) -> ApiServer {
     let server = ApiServer::new();
-    server.clock().freeze_at(T0.parse().unwrap());
+    server.clock().freeze_at(time.parse().unwrap());
     server.start_controllers(Controllers::all());
     server.settle().await; // the default ServiceAccount, which Pods need
     server
@@ -25,22 +33,9 @@ async fn cluster() -> ApiServer {
 
 /// Creates Job `work` running `busybox`, with `spec` merged in, and settles.
 async fn create_job(server: &ApiServer, spec: Value) {
-    let mut job = json!({
-        "apiVersion": "batch/v1", "kind": "Job",
-        "metadata": {"name": "work"},
-        "spec": {"template": {"spec": {
-            "restartPolicy": "Never",
-            "containers": [{"name": "main", "image": "busybox:1.36"}],
-        }}},
-    });
-    if let (Some(target), Value::Object(extra)) = (job["spec"].as_object_mut(), spec) {
-        target.extend(extra);
-    }
+    let job = serde_json::from_value(scenarios::job::job("work", spec)).unwrap();
     jobs(server)
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(job).unwrap(),
-        )
+        .create(&PostParams::default(), &job)
         .await
         .unwrap();
     server.settle().await;

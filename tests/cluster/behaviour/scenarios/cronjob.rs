@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use crate::cluster::behaviour::script::{CRON_JOBS, Scenario};
 
 /// A CronJob whose Jobs run `busybox` Pods labelled `app: <name>`, with `spec` merged in.
-fn cron_job(name: &str, spec: Value) -> Value {
+pub fn cron_job(name: &str, spec: Value) -> Value {
     let mut cron_job = json!({
         "apiVersion": "batch/v1", "kind": "CronJob",
         "metadata": {"name": name},

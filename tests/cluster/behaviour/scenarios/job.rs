@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::cluster::behaviour::script::{JOBS, PODS, Scenario};
 
 /// A Job running `busybox` with `spec` merged in.
-fn job(name: &str, spec: Value) -> Value {
+pub fn job(name: &str, spec: Value) -> Value {
     let mut job = json!({
         "apiVersion": "batch/v1", "kind": "Job",
         "metadata": {"name": name},

@@ -1,11 +1,11 @@
 //! Every scenario, by area.
 
 mod basics;
-mod cronjob;
+pub mod cronjob;
 mod daemonset;
 pub mod deployment;
 mod gc;
-mod job;
+pub mod job;
 mod replicaset;
 mod statefulset;
 
