@@ -6,10 +6,12 @@
 mod cluster {
     pub mod behaviour;
     pub mod conformance;
+    pub mod cronjob;
     pub mod daemonset;
     pub mod deployment;
     pub mod framework;
     pub mod gc;
+    pub mod job;
     pub mod kinds;
     pub mod statefulset;
 }

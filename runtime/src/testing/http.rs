@@ -9,7 +9,7 @@
 
 mod crds;
 mod discovery;
-mod duration;
+pub(crate) mod duration;
 mod gostring;
 mod media;
 mod options;

@@ -196,6 +196,32 @@ async fn act(side: &Side, kubelet: &Kubelet, namespace: &str, action: &Action) -
             }
             (format!("wait {time:?}"), Value::Null)
         }
+        Action::WithinMinute(from, to) => {
+            let now = match &side.server {
+                Some(server) => server.clock().now(),
+                None => k8s_openapi::jiff::Timestamp::now(),
+            };
+            let into = Duration::from_nanos(now.as_nanosecond().rem_euclid(60_000_000_000) as u64);
+            let (from, to) = (Duration::from_secs(*from), Duration::from_secs(*to));
+            let time = match into {
+                t if t >= from && t <= to => Duration::ZERO,
+                t if t < from => from - t,
+                t => Duration::from_secs(60) - t + from,
+            };
+            match &side.server {
+                // Advancing by nothing still freezes the clock: the minute stays put.
+                Some(server) => server.clock().advance(time),
+                None => tokio::time::sleep(time).await,
+            }
+            (
+                format!(
+                    "wait until {}-{} s into a minute",
+                    from.as_secs(),
+                    to.as_secs()
+                ),
+                Value::Null,
+            )
+        }
     }
 }
 

@@ -159,6 +159,9 @@ pub enum Action {
     Pods { selector: String, fate: PodFate },
     /// Time passes: a wall-clock sleep on a real cluster, the clock advanced in memory.
     Wait(Duration),
+    /// Time passes, if need be, until the clock is between these seconds of a minute (so
+    /// that what happens at the next minute falls where the scenario expects it).
+    WithinMinute(u64, u64),
 }
 
 /// A step: its action, then the cluster settles and its objects are compared.
@@ -254,6 +257,12 @@ impl Scenario {
 
     pub fn wait(self, time: Duration) -> Self {
         self.step(Action::Wait(time))
+    }
+
+    /// Waits (as [`wait`](Scenario::wait)) until the clock is `from` to `to` seconds into a
+    /// minute; not at all when it is already.
+    pub fn within_minute(self, from: u64, to: u64) -> Self {
+        self.step(Action::WithinMinute(from, to))
     }
 
     /// The snapshots hold the Namespace too.

@@ -64,24 +64,23 @@ impl Normalizer {
                 *part = h.clone();
             }
         }
-        let prefix_known = |n: usize, parts: &[String], known: &BTreeSet<String>| {
-            n > 0 && known.contains(&parts[..n].join("-"))
-        };
-        if let Some(last) = parts.last().cloned() {
-            let n = parts.len() - 1;
-            let random = last.len() == 5 && last.chars().all(|c| RANDOM_ALPHABET.contains(c));
-            let minutes =
-                !last.is_empty() && last.len() >= 8 && last.chars().all(|c| c.is_ascii_digit());
-            if random && n > 0 {
-                parts[n] = "*".into();
-            } else if minutes && prefix_known(n, &parts, &self.known) {
+        // A CronJob's Job is named for its scheduled minute, and so are its Pods.
+        for j in 1..parts.len() {
+            let part = parts[j].clone();
+            let minutes = part.len() >= 8 && part.chars().all(|c| c.is_ascii_digit());
+            if minutes && self.known.contains(&parts[..j].join("-")) {
                 let count = self.times.len() + 1;
-                parts[n] = self
+                parts[j] = self
                     .times
-                    .entry(last.clone())
+                    .entry(part)
                     .or_insert_with(|| format!("<time-{count}>"))
                     .clone();
             }
+        }
+        let n = parts.len() - 1;
+        let last = &parts[n];
+        if n > 0 && last.len() == 5 && last.chars().all(|c| RANDOM_ALPHABET.contains(c)) {
+            parts[n] = "*".into();
         }
         parts.join("-")
     }
@@ -110,6 +109,16 @@ pub fn normalize(
     for e in &events {
         if let Some(name) = e["involvedObject"]["name"].as_str() {
             renames.insert(name.to_owned(), norm.name(name));
+        }
+        // Names an event mentions of objects already gone ("Deleted pod: web-x2k9p").
+        let message = e["message"].as_str().unwrap_or("");
+        for word in message.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '.')) {
+            if word.contains('-') && !renames.contains_key(word) {
+                let pattern = norm.name(word);
+                if pattern != word {
+                    renames.insert(word.to_owned(), pattern);
+                }
+            }
         }
     }
     let hashes = norm.hashes.clone();
@@ -243,9 +252,11 @@ fn blank_addresses(status: &mut Value) {
     }
 }
 
+/// Leaves out nulls, and resourceVersions (of object references in a status), which
+/// differ between clusters.
 fn strip_nulls(v: &mut Value) {
     if let Value::Object(m) = v {
-        m.retain(|_, x| !x.is_null());
+        m.retain(|k, x| !x.is_null() && k != "resourceVersion");
         for x in m.values_mut() {
             strip_nulls(x);
         }
@@ -367,6 +378,8 @@ mod tests {
         assert_eq!(n.name("web"), "web");
         assert_eq!(n.name("web-0"), "web-0");
         assert_eq!(n.name("web-29012345"), "web-<time-1>");
+        assert_eq!(n.name("web-29012345-x2k9p"), "web-<time-1>-*");
+        assert_eq!(n.name("web-29012346-x2k9p"), "web-<time-2>-*");
         assert_eq!(
             replace_word("Created pod: web-abc", "web", "x"),
             "Created pod: web-abc"

@@ -25,12 +25,14 @@
 #![allow(dead_code, unused_imports)]
 
 mod api;
+mod cronjob;
 mod daemonset;
 mod deployment;
 mod driver;
 mod events;
 mod gc;
 mod history;
+mod job;
 mod kubelet;
 mod ownership;
 mod podrank;
@@ -40,6 +42,7 @@ mod replicaset;
 mod rootca;
 mod serviceaccount;
 mod statefulset;
+mod ttlafterfinished;
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -79,6 +82,14 @@ pub enum Controller {
     /// Deletes objects whose owners are gone, and the dependents of owners deleted in the
     /// background or foreground; orphans those of owners deleted with `orphan`.
     GarbageCollector,
+    /// Runs a Job's Pods to its completions, replacing failed ones after a backoff, and
+    /// finishes it (`Complete` or `Failed`).
+    Job,
+    /// Creates a CronJob's Jobs on its schedule, as its concurrency policy allows, and
+    /// deletes finished ones past its history limits.
+    CronJob,
+    /// Deletes a finished Job once its `ttlSecondsAfterFinished` has passed.
+    TtlAfterFinished,
 }
 
 impl Controller {
@@ -92,6 +103,9 @@ impl Controller {
         Controller::StatefulSet,
         Controller::DaemonSet,
         Controller::GarbageCollector,
+        Controller::Job,
+        Controller::CronJob,
+        Controller::TtlAfterFinished,
     ];
 
     /// The controller's name in kube-controller-manager (its `--controllers` name, and the
@@ -106,6 +120,9 @@ impl Controller {
             Controller::StatefulSet => "statefulset-controller",
             Controller::DaemonSet => "daemonset-controller",
             Controller::GarbageCollector => "garbage-collector-controller",
+            Controller::Job => "job-controller",
+            Controller::CronJob => "cronjob-controller",
+            Controller::TtlAfterFinished => "ttl-after-finished-controller",
         }
     }
 
@@ -121,6 +138,9 @@ impl Controller {
             Controller::StatefulSet => Box::new(statefulset::StatefulSets),
             Controller::DaemonSet => Box::new(daemonset::DaemonSets::default()),
             Controller::GarbageCollector => Box::<gc::GarbageCollector>::default(),
+            Controller::Job => Box::<job::Jobs>::default(),
+            Controller::CronJob => Box::new(cronjob::CronJobs),
+            Controller::TtlAfterFinished => Box::new(ttlafterfinished::TtlAfterFinished),
         }
     }
 }

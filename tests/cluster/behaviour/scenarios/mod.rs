@@ -1,9 +1,11 @@
 //! Every scenario, by area.
 
 mod basics;
+pub mod cronjob;
 mod daemonset;
 pub mod deployment;
 mod gc;
+pub mod job;
 mod replicaset;
 mod statefulset;
 
@@ -18,5 +20,7 @@ pub fn all() -> Vec<Scenario> {
     all.extend(statefulset::scenarios());
     all.extend(daemonset::scenarios());
     all.extend(gc::scenarios());
+    all.extend(job::scenarios());
+    all.extend(cronjob::scenarios());
     all
 }

@@ -20,7 +20,7 @@ mod common;
 mod container;
 mod coordination;
 mod core;
-mod cron;
+pub(crate) mod cron;
 mod diff;
 mod events;
 mod networking;
