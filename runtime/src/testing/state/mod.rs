@@ -803,6 +803,9 @@ impl State {
         w: &WriteOptions,
         warnings: &mut Vec<String>,
     ) -> Result<Value, ApiError> {
+        if self.is_namespace(t) {
+            return self.delete_namespace_request(t, options, w, warnings);
+        }
         match self.delete_object(t, options, w, warnings)? {
             Deletion::Gone(last) => {
                 let e = self.entry(t);

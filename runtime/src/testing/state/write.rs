@@ -236,6 +236,7 @@ impl State {
                 .map(|v| (200, v));
         }
         let status_only = t.subresource.as_deref() == Some("status");
+        let finalize = t.subresource.as_deref() == Some("finalize");
         let api_version = self.entry(t).api_version(&t.version);
         let replaced = matches!(change, Change::Replace(_));
         let (mut new, applied) = match change {
@@ -316,6 +317,9 @@ impl State {
             r
         } else {
             request::keep_server_fields(&mut new, &existing, self.version(t).status);
+            if finalize {
+                self.prepare_finalize(&mut new);
+            }
             new
         };
         if status_only {
@@ -341,6 +345,8 @@ impl State {
         // generation.
         let mut allocated = None;
         match self.entry(t).builtin {
+            // The finalize strategy keeps what the request wrote (see above).
+            Some(_) if finalize => {}
             Some(builtin) if !status_only => {
                 builtin.prepare_for_update(&t.version, &mut result, &existing);
                 // The allocation is kept once the update is stored.
@@ -377,20 +383,16 @@ impl State {
         {
             return Ok((200, existing));
         }
-        let finalizers_done = result["metadata"]["deletionTimestamp"].is_string()
-            && result["metadata"]["finalizers"]
-                .as_array()
-                .is_none_or(|f| f.is_empty());
+        let finalizers_done = self.deleted_by_update(t, &result);
         if w.dry_run {
             kubegen_go::json::through_storage(&mut result);
             return Ok((200, result));
         }
         if finalizers_done {
             // The apiserver deletes the stored object rather than storing the update: watchers
-            // see it DELETED as it was, the writer gets its update back.
+            // see it DELETED as it was, the writer gets its update back (at the
+            // resourceVersion it updated).
             if let Some(removed) = self.remove(key) {
-                result["metadata"]["resourceVersion"] =
-                    removed["metadata"]["resourceVersion"].clone();
                 if self.is_service(t) {
                     self.services.release(&removed);
                 }
