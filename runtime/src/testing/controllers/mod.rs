@@ -28,6 +28,7 @@ mod api;
 mod driver;
 mod events;
 mod kubelet;
+mod namespace;
 mod queue;
 mod rootca;
 mod serviceaccount;
@@ -55,12 +56,18 @@ pub enum Controller {
     /// Publishes the cluster's CA bundle as the `kube-root-ca.crt` ConfigMap in every
     /// namespace.
     RootCaPublisher,
+    /// Deletes what a deleted namespace holds, then the namespace (its `kubernetes`
+    /// finalizer).
+    Namespace,
 }
 
 impl Controller {
     /// Every controller the in-memory server has.
-    pub const ALL: &'static [Controller] =
-        &[Controller::ServiceAccount, Controller::RootCaPublisher];
+    pub const ALL: &'static [Controller] = &[
+        Controller::ServiceAccount,
+        Controller::RootCaPublisher,
+        Controller::Namespace,
+    ];
 
     /// The controller's name in kube-controller-manager (its `--controllers` name, and the
     /// component its events name).
@@ -68,6 +75,7 @@ impl Controller {
         match self {
             Controller::ServiceAccount => "serviceaccount-controller",
             Controller::RootCaPublisher => "root-ca-certificate-publisher-controller",
+            Controller::Namespace => "namespace-controller",
         }
     }
 
@@ -75,6 +83,7 @@ impl Controller {
         match self {
             Controller::ServiceAccount => Box::new(serviceaccount::ServiceAccounts),
             Controller::RootCaPublisher => Box::new(rootca::RootCaPublisher),
+            Controller::Namespace => Box::new(namespace::Namespaces),
         }
     }
 }
