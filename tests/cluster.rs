@@ -8,6 +8,7 @@ mod cluster {
     pub mod conformance;
     pub mod framework;
     pub mod kinds;
+    pub mod namespace;
 }
 #[path = "common/diff.rs"]
 mod diff;
