@@ -11,6 +11,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::time::Duration;
 
 use kubegen::testing::{ApiServer, Controllers, Kubelet, TestEnv};
 use serde_json::Value;
@@ -34,6 +35,10 @@ async fn real_side() -> Option<Side> {
     let env = TestEnv::real_with_controllers("behaviour")
         .await
         .unwrap_or_else(|e| panic!("{e}"))?;
+    // The scenarios' custom kind (`kinds.rs`), which the in-memory server serves already.
+    kubegen::crd::install(&env.client, "kubegen-test", Duration::from_secs(30))
+        .await
+        .unwrap_or_else(|e| panic!("installing the Gizmo CRD: {e}"));
     Some(Side {
         client: env.client.clone(),
         server: None,
