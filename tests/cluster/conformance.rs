@@ -26,7 +26,11 @@ const RECORDING: &str = concat!(
 );
 
 /// Differences kept on purpose, by scenario name, with the reason (also in the README).
-const INTENTIONAL: &[(&str, &str)] = &[];
+const INTENTIONAL: &[(&str, &str)] = &[(
+    scenarios::namespace::DEPLOYMENT,
+    "needs the Deployment and ReplicaSet controllers, not in memory yet: there the Deployment \
+     gets no status, ReplicaSet, Pods or events before its namespace is deleted",
+)];
 
 type Recording = BTreeMap<String, Vec<Value>>;
 

@@ -1,6 +1,7 @@
 //! Every scenario, by area.
 
 mod basics;
+pub mod namespace;
 
 use super::script::Scenario;
 
@@ -8,5 +9,6 @@ use super::script::Scenario;
 pub fn all() -> Vec<Scenario> {
     let mut all = Vec::new();
     all.extend(basics::scenarios());
+    all.extend(namespace::scenarios());
     all
 }
