@@ -39,6 +39,9 @@ pub use kubegen_derive::{ApiType, CustomResource};
 /// `KUBEGEN_TEST_KUBECONFIG` or `KUBEBUILDER_ASSETS` configures (it passes without running
 /// when neither is set). Each test gets a namespace of its own, created on either backend.
 /// `#[kubegen::test(in_memory)]` makes only the first, for tests that inject faults;
+/// `#[kubegen::test(controllers)]` gives the test a cluster that does what
+/// kube-controller-manager does (garbage collection, namespace deletion, the workload
+/// controllers) and a kubelet that runs its Pods, on every backend;
 /// `#[kubegen::test(setup = f)]` (also with `in_memory`) runs `fn f(&mut testing::TestSetup)`
 /// to describe the server the test needs — kinds, further namespaces, seed objects, hooks on
 /// the in-memory server — applied on every backend. See [`testing::backend`].

@@ -1207,16 +1207,11 @@ async fn installing_crds_waits_until_they_are_established(e: TestEnv) {
 }
 
 /// A built-in kind reaches the subresources kube-apiserver serves for it through the typed
-/// client: a Deployment's `/scale` and `/status`. On a real apiserver only, until the
-/// in-memory server serves Deployments (skipped, saying so, without one).
-#[tokio::test]
-async fn a_deployments_scale_and_status_through_the_typed_client_on_apiserver() {
+/// client: a Deployment's `/scale` and `/status`.
+#[kubegen::test]
+async fn a_deployments_scale_and_status_through_the_typed_client(e: TestEnv) {
     use k8s_openapi::api::apps::v1::{Deployment, DeploymentStatus};
     use kubegen::builtin::BuiltinClientExt;
-    let Some(e) = TestEnv::real("builtin-subresources").await.unwrap() else {
-        eprintln!("skipped: no real apiserver (KUBEBUILDER_ASSETS or KUBEGEN_TEST_KUBECONFIG)");
-        return;
-    };
     let deployment: Deployment = serde_json::from_value(serde_json::json!({
         "metadata": {"name": "web"},
         "spec": {

@@ -6,9 +6,13 @@
 mod cluster {
     pub mod behaviour;
     pub mod conformance;
+    pub mod daemonset;
+    pub mod deployment;
     pub mod framework;
+    pub mod gc;
     pub mod kinds;
     pub mod namespace;
+    pub mod statefulset;
 }
 #[path = "common/diff.rs"]
 mod diff;

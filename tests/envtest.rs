@@ -1,8 +1,12 @@
-//! `kubegen::testing::Envtest`: a real etcd + kube-apiserver from `KUBEBUILDER_ASSETS`.
+//! `kubegen::testing::Envtest`: a real etcd + kube-apiserver from `KUBEBUILDER_ASSETS`, and
+//! kube-controller-manager beside it when asked for (`controller_manager` module).
 //!
 //! Cases that run the binaries are skipped (with a note) when `KUBEBUILDER_ASSETS` is not set:
 //! `KUBEBUILDER_ASSETS=$(../shared/k8s/install) cargo test --features envtest --test envtest`.
 //! The cases about missing assets always run.
+
+#[path = "envtest/controller_manager.rs"]
+mod controller_manager;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -407,13 +411,18 @@ async fn an_apiserver_that_exits_early_is_reported_with_its_log() {
         .start()
         .await
         .unwrap_err();
-    match &err {
+    assert_exited_on_an_unknown_flag(&err, "kube-apiserver");
+}
+
+/// `err` reports that `process` exited, quoting its complaint about `--no-such-flag`.
+fn assert_exited_on_an_unknown_flag(err: &EnvtestError, expected: &str) {
+    match err {
         EnvtestError::ProcessExited {
             process,
             status,
             log_tail,
         } => {
-            assert_eq!(*process, "kube-apiserver");
+            assert_eq!(*process, expected);
             assert!(!status.success());
             assert!(
                 log_tail.contains("unknown flag: --no-such-flag"),
@@ -423,7 +432,10 @@ async fn an_apiserver_that_exits_early_is_reported_with_its_log() {
         other => panic!("expected ProcessExited, got {other:?}"),
     }
     let message = err.to_string();
-    assert!(message.contains("kube-apiserver exited early"), "{message}");
+    assert!(
+        message.starts_with(&format!("{expected} exited early")),
+        "{message}"
+    );
     assert!(
         message.contains("unknown flag: --no-such-flag"),
         "{message}"
@@ -546,6 +558,19 @@ fn subprocess_output(mode: &str, assets: Option<&Path>) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
+/// Whether the subprocess's assets directory has a kube-controller-manager, so its environments
+/// can run one too.
+fn assets_have_a_controller_manager() -> bool {
+    std::env::var_os("KUBEBUILDER_ASSETS")
+        .is_some_and(|dir| Path::new(&dir).join("kube-controller-manager").exists())
+}
+
+/// The `controller-manager: PID` line a subprocess prints before its `envtest:` line when its
+/// environment runs a controller manager.
+fn parse_controller_manager_line(line: &str) -> Option<u32> {
+    line.strip_prefix("controller-manager: ")?.parse().ok()
+}
+
 /// The `envtest: APISERVER_PID ETCD_PID DIR` line a subprocess prints.
 fn parse_envtest_line(line: &str) -> Option<(u32, u32, PathBuf)> {
     let mut parts = line.strip_prefix("envtest: ")?.splitn(3, ' ');
@@ -569,21 +594,38 @@ async fn subprocess_entry() {
             println!("debug: {err:?}");
             println!("message: {err}");
         }
-        // The shared instance is never dropped: the exit handler must clean up.
+        // The shared instances are never dropped: the exit handler must clean up.
         "shared-then-exit" => {
-            let env = Envtest::shared().await.unwrap();
-            let (apiserver, etcd) = (env.apiserver_pid(), env.etcd_pid());
-            println!("envtest: {apiserver} {etcd} {}", env.dir().display());
+            let mut envs = vec![Envtest::shared().await.unwrap()];
+            if assets_have_a_controller_manager() {
+                envs.push(Envtest::shared_with_controllers().await.unwrap());
+            }
+            for env in envs {
+                print_envtest_lines(env);
+            }
         }
         // Killed by the parent: no destructor or exit handler runs.
         "start-then-wait" => {
-            let env = Envtest::builder().crds([]).start().await.unwrap();
-            let (apiserver, etcd) = (env.apiserver_pid(), env.etcd_pid());
-            println!("envtest: {apiserver} {etcd} {}", env.dir().display());
+            let env = Envtest::builder()
+                .crds([])
+                .controller_manager(assets_have_a_controller_manager())
+                .start()
+                .await
+                .unwrap();
+            print_envtest_lines(&env);
             tokio::time::sleep(Duration::from_secs(600)).await;
         }
         other => panic!("unknown subprocess mode {other}"),
     }
+}
+
+/// The lines [`parse_controller_manager_line`] and [`parse_envtest_line`] read.
+fn print_envtest_lines(env: &Envtest) {
+    if let Some(pid) = env.controller_manager_pid() {
+        println!("controller-manager: {pid}");
+    }
+    let (apiserver, etcd) = (env.apiserver_pid(), env.etcd_pid());
+    println!("envtest: {apiserver} {etcd} {}", env.dir().display());
 }
 
 #[test]
@@ -618,12 +660,22 @@ fn the_shared_instance_is_stopped_and_removed_at_exit() {
     };
     let _turn = OWN_INSTANCE.blocking_lock();
     let out = subprocess_output("shared-then-exit", Some(&assets));
-    let (apiserver, etcd, dir) = out
-        .lines()
-        .find_map(parse_envtest_line)
-        .unwrap_or_else(|| panic!("no envtest line in {out}"));
+    let envs: Vec<_> = out.lines().filter_map(parse_envtest_line).collect();
+    // Envtest::shared(), and Envtest::shared_with_controllers() if the assets allow it.
+    let with_controllers = assets.join("kube-controller-manager").exists();
+    assert_eq!(envs.len(), 1 + usize::from(with_controllers), "{out}");
+    let controller_manager = out.lines().find_map(parse_controller_manager_line);
+    assert_eq!(controller_manager.is_some(), with_controllers, "{out}");
     // The subprocess has exited; its exit handler ran before that.
-    assert_cleaned_up(apiserver, etcd, &dir);
+    for (apiserver, etcd, dir) in &envs {
+        assert_cleaned_up(*apiserver, *etcd, dir);
+    }
+    if let (Some(pid), Some((_, _, dir))) = (controller_manager, envs.last()) {
+        assert!(
+            !running(pid, dir),
+            "kube-controller-manager {pid} still runs"
+        );
+    }
 }
 
 #[cfg(target_os = "linux")]
@@ -639,18 +691,31 @@ fn processes_die_with_a_killed_test_process() {
         .spawn()
         .unwrap();
     let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    // With a controller manager if the assets have one: it must die too.
+    let mut controller_manager = None;
     let (apiserver, etcd, dir) = stdout
         .lines()
         .map_while(Result::ok)
-        .find_map(|line| parse_envtest_line(&line))
+        .find_map(|line| {
+            controller_manager = controller_manager.or(parse_controller_manager_line(&line));
+            parse_envtest_line(&line)
+        })
         .expect("the subprocess started an envtest");
-    assert!(running(apiserver, &dir) && running(etcd, &dir));
+    assert_eq!(
+        controller_manager.is_some(),
+        assets.join("kube-controller-manager").exists()
+    );
+    let pids: Vec<u32> = [apiserver, etcd]
+        .into_iter()
+        .chain(controller_manager)
+        .collect();
+    assert!(pids.iter().all(|&pid| running(pid, &dir)));
     child.kill().unwrap(); // SIGKILL: no destructor, no exit handler
     child.wait().unwrap();
     // The kernel delivers the parent-death signal as the subprocess's threads exit; the
     // children then need a moment to be torn down.
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while running(apiserver, &dir) || running(etcd, &dir) {
+    while pids.iter().any(|&pid| running(pid, &dir)) {
         assert!(
             std::time::Instant::now() < deadline,
             "envtest processes outlived the killed test process"
@@ -661,27 +726,44 @@ fn processes_die_with_a_killed_test_process() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Start-up time over five sequential starts (registered CRDs installed each time):
+/// Start-up time over five sequential starts (registered CRDs installed each time), without and
+/// (if the assets have one) with the controller manager:
 /// `cargo test --features envtest --test envtest startup_time -- --ignored --nocapture`.
 #[tokio::test]
-#[ignore = "a measurement: five sequential starts"]
+#[ignore = "a measurement: five sequential starts, twice"]
 async fn startup_time_over_five_starts() {
-    if assets("startup time").is_none() {
+    let Some(assets) = assets("startup time") else {
         return;
-    }
+    };
     let _turn = OWN_INSTANCE.lock().await;
-    let mut times = Vec::new();
-    for _ in 0..5 {
-        let env = Envtest::start().await.unwrap();
-        assert_eq!(env.crds().len(), registered_crd_names().len());
-        times.push(env.startup_time());
-        let dir = env.dir().to_path_buf();
-        drop(env);
-        assert!(!dir.exists());
+    for controller_manager in [false, true] {
+        if controller_manager && !assets.join("kube-controller-manager").exists() {
+            continue;
+        }
+        let mut times = Vec::new();
+        for _ in 0..5 {
+            let env = Envtest::builder()
+                .controller_manager(controller_manager)
+                .start()
+                .await
+                .unwrap();
+            assert_eq!(env.crds().len(), registered_crd_names().len());
+            times.push(env.startup_time());
+            let dir = env.dir().to_path_buf();
+            drop(env);
+            assert!(!dir.exists());
+        }
+        times.sort();
+        println!(
+            "envtest startup_time over 5 starts{}: min {:?}, median {:?}, max {:?}",
+            if controller_manager {
+                " with the controller manager"
+            } else {
+                ""
+            },
+            times[0],
+            times[2],
+            times[4]
+        );
     }
-    times.sort();
-    println!(
-        "envtest startup_time over 5 starts: min {:?}, median {:?}, max {:?}",
-        times[0], times[2], times[4]
-    );
 }

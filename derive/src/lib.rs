@@ -41,8 +41,9 @@ pub fn derive_api_type(input: TokenStream) -> TokenStream {
 }
 
 /// Runs an async test on every backend: the in-memory server, and a real apiserver when the
-/// environment names one; `in_memory` keeps it to the first, `setup = f` describes the
-/// server it needs. See `kubegen::test`.
+/// environment names one; `in_memory` keeps it to the first, `controllers` asks for
+/// kube-controller-manager's controllers and a kubelet, `setup = f` describes the server it
+/// needs. See `kubegen::test`.
 #[proc_macro_attribute]
 pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
     test_attr::expand(args.into(), item.into()).into()

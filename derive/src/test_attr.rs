@@ -8,6 +8,8 @@
 //! `on_apiserver`, each calling into `kubegen::testing::backend`, which owns the runtime,
 //! the choice of server and the namespace. The arguments:
 //! - `in_memory`: only the first test, for tests that inject faults into the in-memory server;
+//! - `controllers`: a cluster with kube-controller-manager's controllers and a kubelet, on every
+//!   backend (`TestSetup::controllers` with all of them and a default `Kubelet`);
 //! - `setup = path::to::function`: a `fn(&mut kubegen::testing::TestSetup)` describing the
 //!   server the test needs (kinds, namespaces, seed objects, in-memory hooks), which both tests
 //!   apply before the body runs.
@@ -23,9 +25,10 @@ use syn::spanned::Spanned;
 use syn::{Error, Expr, ItemFn, Meta, Path, Token};
 
 /// What every argument message ends with: the arguments there are.
-const USAGE: &str = "`#[kubegen::test]` takes `in_memory` (run on the in-memory server only) \
-                     and `setup = path::to::function` (a `fn(&mut kubegen::testing::TestSetup)` \
-                     describing the server the test needs)";
+const USAGE: &str = "`#[kubegen::test]` takes `in_memory` (run on the in-memory server only), \
+                     `controllers` (a cluster with kube-controller-manager's controllers and a \
+                     kubelet) and `setup = path::to::function` (a \
+                     `fn(&mut kubegen::testing::TestSetup)` describing the server the test needs)";
 
 pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     match expand_fn(args, item) {
@@ -39,6 +42,8 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 struct Args {
     /// `in_memory`: no `on_apiserver` test.
     in_memory: Option<Path>,
+    /// `controllers`: kube-controller-manager's controllers and a kubelet on every backend.
+    controllers: Option<Path>,
     /// `setup = path`: the function describing the server.
     setup: Option<Path>,
 }
@@ -62,17 +67,26 @@ impl Args {
         };
         for meta in metas {
             let key = meta.path();
-            if key.is_ident("in_memory") {
+            let flag = ["in_memory", "controllers"]
+                .into_iter()
+                .find(|name| key.is_ident(name));
+            if let Some(name) = flag {
+                let slot = match name {
+                    "in_memory" => &mut parsed.in_memory,
+                    _ => &mut parsed.controllers,
+                };
                 match meta {
-                    Meta::Path(path) if parsed.in_memory.is_some() => fail(Error::new(
+                    Meta::Path(path) if slot.is_some() => fail(Error::new(
                         path.span(),
-                        "`in_memory` is given twice: write it once",
+                        format!("`{name}` is given twice: write it once"),
                     )),
-                    Meta::Path(path) => parsed.in_memory = Some(path),
+                    Meta::Path(path) => *slot = Some(path),
                     other => fail(Error::new(
                         other.span(),
-                        "`in_memory` is a flag and takes no value: write \
-                         `#[kubegen::test(in_memory)]`",
+                        format!(
+                            "`{name}` is a flag and takes no value: write \
+                             `#[kubegen::test({name})]`"
+                        ),
                     )),
                 }
             } else if key.is_ident("setup") {
@@ -185,9 +199,27 @@ fn expand_tests(args: &Args, function: &ItemFn) -> TokenStream {
             const #setup_const: fn(&mut ::kubegen::testing::backend::TestSetup) = #path;
         }
     });
-    let setup = match &args.setup {
-        Some(_) => quote!(super::#setup_const),
-        None => quote!(|_| {}),
+    // `controllers` asks for them before the test's own setup runs, which may narrow them.
+    let controllers = args.controllers.as_ref().map(|path| {
+        quote_spanned! {path.span()=>
+            setup.controllers(
+                ::kubegen::testing::Controllers::all().kubelet(::kubegen::testing::Kubelet::new()),
+            );
+        }
+    });
+    let user_setup = args
+        .setup
+        .as_ref()
+        .map(|_| quote!(super::#setup_const(setup);));
+    let setup = match (&controllers, &user_setup) {
+        (None, None) => quote!(|_| {}),
+        (None, Some(_)) => quote!(super::#setup_const),
+        _ => quote! {
+            |setup: &mut ::kubegen::testing::backend::TestSetup| {
+                #controllers
+                #user_setup
+            }
+        },
     };
 
     let test = |runner: &str, test_name: &str| {

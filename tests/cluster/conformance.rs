@@ -11,9 +11,8 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::time::Duration;
 
-use kubegen::testing::{ApiServer, Controllers, Kubelet, TestEnv};
+use kubegen::testing::{ApiServer, Controllers, TestEnv};
 use serde_json::Value;
 
 use super::behaviour::run::{Side, run};
@@ -26,27 +25,28 @@ const RECORDING: &str = concat!(
 );
 
 /// Differences kept on purpose, by scenario name, with the reason (also in the README).
-const INTENTIONAL: &[(&str, &str)] = &[(
-    scenarios::namespace::DEPLOYMENT,
-    "needs the Deployment and ReplicaSet controllers, not in memory yet: there the Deployment \
-     gets no status, ReplicaSet, Pods or events before its namespace is deleted",
-)];
+const INTENTIONAL: &[(&str, &str)] = &[];
 
 type Recording = BTreeMap<String, Vec<Value>>;
 
-/// The real cluster with kube-controller-manager the environment names, if any.
+/// The real cluster with kube-controller-manager the environment names, if any, serving
+/// the scenarios' custom kind.
 async fn real_side() -> Option<Side> {
     let env = TestEnv::real_with_controllers("behaviour")
         .await
         .unwrap_or_else(|e| panic!("{e}"))?;
-    // The scenarios' custom kind (`kinds.rs`), which the in-memory server serves already.
-    kubegen::crd::install(&env.client, "kubegen-test", Duration::from_secs(30))
-        .await
-        .unwrap_or_else(|e| panic!("installing the Gizmo CRD: {e}"));
+    let gizmos = <super::kinds::Gizmo as kubegen::CustomResource>::crd().expect("the Gizmo CRD");
+    kubegen::crd::install_crds(
+        &env.client,
+        &[gizmos],
+        "kubegen-behaviour",
+        std::time::Duration::from_secs(60),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("installing the Gizmo CRD: {e}"));
     Some(Side {
         client: env.client.clone(),
         server: None,
-        kubelet: Kubelet::new(),
     })
 }
 
@@ -64,7 +64,6 @@ async fn the_in_memory_controllers_behave_like_kube_controller_manager() {
     let memory = Side {
         client: server.client(),
         server: Some(server),
-        kubelet: Kubelet::new(),
     };
     let real = real_side().await;
     let recorded: Recording = std::fs::read(RECORDING)

@@ -158,3 +158,31 @@ async fn the_kubelet_runs_pods_to_their_fate() {
         .collect();
     assert!(managers.contains(&"kubelet".to_owned()), "{managers:?}");
 }
+
+/// `#[kubegen::test(controllers)]`: every backend has the controllers and a kubelet, and
+/// `env.settle()` waits for them.
+#[kubegen::test(controllers)]
+async fn the_harness_gives_a_cluster_with_controllers(env: kubegen::testing::TestEnv) {
+    use k8s_openapi::api::core::v1::Pod;
+
+    let pods: Api<Pod> = Api::namespaced(env.client.clone(), &env.namespace);
+    pods.create(&PostParams::default(), &pod("web", "Always"))
+        .await
+        .unwrap();
+    env.settle().await;
+    let web = pods.get("web").await.unwrap();
+    assert_eq!(web.status.unwrap().phase.as_deref(), Some("Running"));
+    let maps: Api<ConfigMap> = Api::namespaced(env.client.clone(), &env.namespace);
+    assert!(maps.get_opt("kube-root-ca.crt").await.unwrap().is_some());
+    pods.create(&PostParams::default(), &pod("stuck", "Always"))
+        .await
+        .unwrap();
+    env.settle().await;
+    let fail = env
+        .set_pod("stuck", kubegen::testing::PodFate::Failed { exit_code: 2 })
+        .await;
+    assert_eq!(
+        fail.unwrap().status.unwrap().phase.as_deref(),
+        Some("Failed")
+    );
+}

@@ -102,6 +102,25 @@ pub const KUBECONFIG_VARIABLE: &str = "KUBEGEN_TEST_KUBECONFIG";
 pub const ASSETS_VARIABLE: &str = "KUBEBUILDER_ASSETS";
 /// The field manager that applies CRDs to an existing cluster.
 const FIELD_MANAGER: &str = "kubegen-test";
+/// How long a real cluster's objects must stay unchanged for [`TestEnv::settle`].
+const SETTLE_QUIET: Duration = Duration::from_secs(2);
+/// The longest [`TestEnv::settle`] waits on a real cluster.
+const SETTLE_PATIENCE: Duration = Duration::from_secs(60);
+/// What [`TestEnv::settle`] watches on a real cluster: group, version, resource.
+const SETTLE_WATCHED: [(&str, &str, &str); 12] = [
+    ("", "v1", "pods"),
+    ("", "v1", "configmaps"),
+    ("", "v1", "secrets"),
+    ("", "v1", "serviceaccounts"),
+    ("", "v1", "persistentvolumeclaims"),
+    ("", "v1", "events"),
+    ("apps", "v1", "deployments"),
+    ("apps", "v1", "replicasets"),
+    ("apps", "v1", "statefulsets"),
+    ("apps", "v1", "daemonsets"),
+    ("batch", "v1", "jobs"),
+    ("batch", "v1", "cronjobs"),
+];
 /// How long CRDs applied to an existing cluster may take to be Established.
 const INSTALL_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -205,6 +224,8 @@ pub struct TestEnv {
     pub namespace: String,
     /// Which backend this is.
     pub backend: Backend,
+    /// The test's kubelets on a real cluster, stopped with the environment.
+    kubelets: Vec<crate::testing::kubelet::KubeletTask>,
 }
 
 static NAMESPACES: AtomicUsize = AtomicUsize::new(0);
@@ -242,6 +263,7 @@ impl TestEnv {
             server: Some(server),
             namespace,
             backend: Backend::InMemory,
+            kubelets: Vec::new(),
         }
     }
 
@@ -288,6 +310,7 @@ impl TestEnv {
             return Ok(None);
         };
         let crds = setup.crds()?;
+        let controllers = setup.wanted_controllers().is_some();
         let (client, keep) = match (backend, crds) {
             (Backend::Cluster, crds) => {
                 let client = cluster_client().await?;
@@ -296,8 +319,12 @@ impl TestEnv {
                 }
                 (client, None)
             }
+            (_, None) if controllers => match envtest_with_controllers_client().await? {
+                Some(client) => (client, None),
+                None => return Ok(None),
+            },
             (_, None) => (envtest_client().await?, None),
-            (_, Some(crds)) => private_envtest(crds).await?,
+            (_, Some(crds)) => private_envtest(crds, controllers).await?,
         };
         let namespace = setup.test_namespace().to_owned();
         let env = TestEnv::real_with(client, backend, namespace).await?;
@@ -314,6 +341,7 @@ impl TestEnv {
             server: None,
             namespace,
             backend,
+            kubelets: Vec::new(),
         };
         env.create_namespace(&env.namespace).await?;
         Ok(env)
@@ -328,6 +356,72 @@ impl TestEnv {
         self.server
             .as_ref()
             .expect("this test needs the in-memory server: mark it #[kubegen::test(in_memory)]")
+    }
+
+    /// Waits until the cluster has done what the test's requests call for: in memory until
+    /// the controllers settle ([`ApiServer::settle`]); on a real cluster until the objects
+    /// of the test's namespace (the workload kinds, Pods, ConfigMaps, Secrets, service
+    /// accounts, claims and Events) have not changed for two seconds, at most a minute —
+    /// kube-controller-manager cannot say when it is done.
+    pub async fn settle(&self) {
+        if let Some(server) = &self.server {
+            return server.settle().await;
+        }
+        let started = std::time::Instant::now();
+        let mut last = self.resource_versions().await;
+        let mut since = std::time::Instant::now();
+        while since.elapsed() < SETTLE_QUIET && started.elapsed() < SETTLE_PATIENCE {
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            let now = self.resource_versions().await;
+            if now != last {
+                since = std::time::Instant::now();
+                last = now;
+            }
+        }
+    }
+
+    /// The resourceVersions of what [`settle`](TestEnv::settle) watches on a real cluster.
+    async fn resource_versions(&self) -> Vec<String> {
+        let mut versions = Vec::new();
+        for (group, version, plural) in SETTLE_WATCHED {
+            let root = match group {
+                "" => format!("/api/{version}"),
+                g => format!("/apis/{g}/{version}"),
+            };
+            let path = format!("{root}/namespaces/{}/{plural}", self.namespace);
+            let request = http::Request::get(path)
+                .body(Vec::new())
+                .unwrap_or_default();
+            if let Ok(list) = self.client.request::<serde_json::Value>(request).await {
+                for item in list["items"].as_array().into_iter().flatten() {
+                    let meta = &item["metadata"];
+                    versions.push(format!(
+                        "{plural}/{}@{}",
+                        meta["name"], meta["resourceVersion"]
+                    ));
+                }
+            }
+        }
+        versions
+    }
+
+    /// Makes Pod `name` in the test's namespace meet `fate`, as a kubelet would report it
+    /// (see [`Kubelet`](crate::testing::Kubelet)), stamped with the in-memory server's clock
+    /// or the wall clock.
+    pub async fn set_pod(
+        &self,
+        name: &str,
+        fate: crate::testing::PodFate,
+    ) -> Result<k8s_openapi::api::core::v1::Pod, kube::Error> {
+        let now = match &self.server {
+            Some(server) => server.clock().rfc3339(),
+            None => k8s_openapi::jiff::Timestamp::now()
+                .strftime("%Y-%m-%dT%H:%M:%SZ")
+                .to_string(),
+        };
+        crate::testing::Kubelet::new()
+            .set_at(&self.client, &self.namespace, name, fate, &now)
+            .await
     }
 
     /// Whether this test runs on a real apiserver.
@@ -403,9 +497,17 @@ async fn envtest_client() -> Result<kube::Client, TestEnvError> {
     Err(no_envtest())
 }
 
-/// Envtest does not start kube-controller-manager yet: no such cluster.
+#[cfg(feature = "envtest")]
 async fn envtest_with_controllers_client() -> Result<Option<kube::Client>, TestEnvError> {
-    Ok(None)
+    let envtest = crate::testing::Envtest::shared_with_controllers()
+        .await
+        .map_err(|e| TestEnvError::Envtest(e.to_string()))?;
+    Ok(Some(envtest.client()))
+}
+
+#[cfg(not(feature = "envtest"))]
+async fn envtest_with_controllers_client() -> Result<Option<kube::Client>, TestEnvError> {
+    Err(no_envtest())
 }
 
 /// What keeps a test's private envtest running until the test ends.
@@ -415,9 +517,11 @@ type KeepAlive = Option<Box<dyn std::any::Any>>;
 #[cfg(feature = "envtest")]
 async fn private_envtest(
     crds: Vec<CustomResourceDefinition>,
+    controllers: bool,
 ) -> Result<(kube::Client, KeepAlive), TestEnvError> {
     let envtest = crate::testing::Envtest::builder()
         .crds(crds)
+        .controller_manager(controllers)
         .start()
         .await
         .map_err(|e| TestEnvError::Envtest(e.to_string()))?;
@@ -427,6 +531,7 @@ async fn private_envtest(
 #[cfg(not(feature = "envtest"))]
 async fn private_envtest(
     _: Vec<CustomResourceDefinition>,
+    _: bool,
 ) -> Result<(kube::Client, KeepAlive), TestEnvError> {
     Err(no_envtest())
 }
@@ -470,8 +575,9 @@ where
     test_runtime().block_on(async {
         let prepared = async {
             setup.check()?;
-            let env = TestEnv::in_memory_with(setup.server(), setup.test_namespace().to_owned());
-            setup.prepare(&env).await?;
+            let mut env =
+                TestEnv::in_memory_with(setup.server(), setup.test_namespace().to_owned());
+            setup.prepare(&mut env).await?;
             Ok::<_, TestEnvError>(env)
         };
         match prepared.await {
@@ -503,10 +609,10 @@ where
     test_runtime().block_on(async {
         let prepared = async {
             setup.check()?;
-            let Some((env, keep)) = TestEnv::real_for(&setup).await? else {
+            let Some((mut env, keep)) = TestEnv::real_for(&setup).await? else {
                 return Ok(None);
             };
-            setup.prepare(&env).await?;
+            setup.prepare(&mut env).await?;
             Ok::<_, TestEnvError>(Some((env, keep)))
         };
         match prepared.await {

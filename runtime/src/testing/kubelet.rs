@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, Patch, PatchParams};
-use kube::runtime::watcher;
+use kube::runtime::{WatchStreamExt, watcher};
 use serde_json::{Value, json};
 
 /// The field manager of the kubelet's status writes (the real kubelet's user agent).
@@ -161,13 +161,15 @@ impl Kubelet {
         };
         let kubelet = self.clone();
         let task = tokio::spawn(async move {
-            let mut events = std::pin::pin!(watcher(pods, watcher::Config::default()));
+            // A failing watch is retried with kube's backoff, not at once.
+            let mut events =
+                std::pin::pin!(watcher(pods, watcher::Config::default()).default_backoff());
             while let Some(event) = events.next().await {
                 let pod = match event {
                     Ok(watcher::Event::Apply(pod) | watcher::Event::InitApply(pod)) => pod,
                     Ok(_) => continue,
                     Err(e) => {
-                        tracing::debug!(error = %e, "kubelet: watching pods");
+                        tracing::warn!(error = %e, "kubelet: watching pods");
                         continue;
                     }
                 };

@@ -23,7 +23,6 @@ pub struct Side {
     pub client: kube::Client,
     /// The in-memory server, when this side is one.
     pub server: Option<ApiServer>,
-    pub kubelet: Kubelet,
 }
 
 impl Side {
@@ -49,6 +48,9 @@ pub async fn run(side: &Side, namespace: &str, scenario: &Scenario) -> Vec<Value
             norm.known.insert(name.to_owned());
         }
     }
+    // A kubelet of the scenario's own: the addresses it hands out do not depend on the
+    // scenarios that ran before (a recording of some scenarios holds for a run of all).
+    let kubelet = Kubelet::new();
     let mut observations = Vec::new();
     let created = send(
         &side.client,
@@ -61,7 +63,7 @@ pub async fn run(side: &Side, namespace: &str, scenario: &Scenario) -> Vec<Value
     let snapshot = settle(side, namespace, scenario, &mut norm).await;
     observations.push(json!({"step": "namespace created", "answer": created, "cluster": snapshot}));
     for step in &scenario.steps {
-        let (label, answer) = act(side, namespace, &step.action).await;
+        let (label, answer) = act(side, &kubelet, namespace, &step.action).await;
         let answer = unfill(&answer, namespace);
         let snapshot = settle(side, namespace, scenario, &mut norm).await;
         observations.push(json!({"step": label, "answer": answer, "cluster": snapshot}));
@@ -70,17 +72,18 @@ pub async fn run(side: &Side, namespace: &str, scenario: &Scenario) -> Vec<Value
 }
 
 /// Does one step; its label and the answer's code and reason.
-async fn act(side: &Side, namespace: &str, action: &Action) -> (String, Value) {
+async fn act(side: &Side, kubelet: &Kubelet, namespace: &str, action: &Action) -> (String, Value) {
     let client = &side.client;
     match action {
         Action::Create(body) => {
-            let body = fill(body, namespace);
-            let res = super::script::resource_of(&body);
+            // Labelled as written: `{ns}` stays a placeholder.
             let label = format!(
                 "create {} {}",
                 body["kind"].as_str().unwrap_or(""),
                 body["metadata"]["name"].as_str().unwrap_or("")
             );
+            let body = with_uids(client, namespace, fill(body, namespace)).await;
+            let res = super::script::resource_of(&body);
             let answer = send(
                 client,
                 Method::POST,
@@ -97,20 +100,21 @@ async fn act(side: &Side, namespace: &str, action: &Action) -> (String, Value) {
             subresource,
             patch,
         } => {
-            let mut path = res.object(namespace, name);
-            if let Some(s) = subresource {
-                path = format!("{path}/{s}");
-            }
             let label = format!(
                 "patch {} {name}{}",
                 res.plural,
                 subresource.map(|s| format!("/{s}")).unwrap_or_default()
             );
+            let name = &name.replace("{ns}", namespace);
+            let mut path = res.object(namespace, name);
+            if let Some(s) = subresource {
+                path = format!("{path}/{s}");
+            }
             let answer = send(
                 client,
                 Method::PATCH,
                 &path,
-                Some(&fill(patch, namespace)),
+                Some(&with_uids(client, namespace, fill(patch, namespace)).await),
                 "application/merge-patch+json",
             )
             .await;
@@ -129,10 +133,11 @@ async fn act(side: &Side, namespace: &str, action: &Action) -> (String, Value) {
                 res.plural,
                 propagation.unwrap_or("default")
             );
+            let name = name.replace("{ns}", namespace);
             let answer = send(
                 client,
                 Method::DELETE,
-                &res.object(namespace, name),
+                &res.object(namespace, &name),
                 body.as_ref(),
                 "application/json",
             )
@@ -187,11 +192,7 @@ async fn act(side: &Side, namespace: &str, action: &Action) -> (String, Value) {
             let now = side.now();
             let mut codes = Vec::new();
             for name in &names {
-                let code = match side
-                    .kubelet
-                    .set_at(client, namespace, name, *fate, &now)
-                    .await
-                {
+                let code = match kubelet.set_at(client, namespace, name, *fate, &now).await {
                     Ok(_) => 200,
                     Err(kube::Error::Api(s)) => s.code,
                     Err(_) => 0,
@@ -264,7 +265,8 @@ async fn read(side: &Side, namespace: &str, scenario: &Scenario) -> (Vec<Value>,
         }
     }
     for (res, name) in &scenario.cluster_objects {
-        let (code, o) = get(client, &res.object("", name)).await;
+        let name = name.replace("{ns}", namespace);
+        let (code, o) = get(client, &res.object("", &name)).await;
         if code == 200 {
             objects.push(o);
         }
@@ -319,11 +321,54 @@ fn unfill(answer: &Value, namespace: &str) -> Value {
     }
 }
 
-async fn get(client: &kube::Client, path: &str) -> (u16, Value) {
-    request(client, Method::GET, path, None, "application/json").await
+/// `body` with its `{uid:...}` placeholders replaced by the uids of the objects they name
+/// (an empty uid for one that is not there).
+async fn with_uids(client: &kube::Client, namespace: &str, mut body: Value) -> Value {
+    let mut wanted = Vec::new();
+    placeholders(&body, &mut wanted);
+    for placeholder in wanted {
+        let inner = &placeholder["{uid:".len()..placeholder.len() - 1];
+        let parts: Vec<&str> = inner.split('/').collect();
+        let (plural, ns, name) = match parts.as_slice() {
+            [plural, name] => (*plural, namespace, *name),
+            [plural, ns, name] => (*plural, *ns, *name),
+            _ => panic!("a uid placeholder names <plural>/<name>: {placeholder}"),
+        };
+        let res = super::script::resource_named(plural);
+        let (_, object) = get(client, &res.object(ns, name)).await;
+        let uid = object["metadata"]["uid"].as_str().unwrap_or("").to_owned();
+        replace_string(&mut body, &placeholder, &uid);
+    }
+    body
 }
 
-/// Sends a request; the answer's code, and its reason when it failed.
+fn placeholders(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(s) if s.starts_with("{uid:") && s.ends_with('}') => {
+            out.push(s.clone());
+        }
+        Value::Array(a) => a.iter().for_each(|v| placeholders(v, out)),
+        Value::Object(m) => m.values().for_each(|v| placeholders(v, out)),
+        _ => {}
+    }
+}
+
+fn replace_string(value: &mut Value, from: &str, to: &str) {
+    match value {
+        Value::String(s) if s == from => *s = to.to_owned(),
+        Value::Array(a) => a.iter_mut().for_each(|v| replace_string(v, from, to)),
+        Value::Object(m) => m.values_mut().for_each(|v| replace_string(v, from, to)),
+        _ => {}
+    }
+}
+
+async fn get(client: &kube::Client, path: &str) -> (u16, Value) {
+    let (code, answer, _) = exchange(client, Method::GET, path, None, "application/json").await;
+    (code, answer)
+}
+
+/// Sends a request; the answer's code, its reason when it failed, and the warnings it
+/// carried.
 async fn send(
     client: &kube::Client,
     method: Method,
@@ -331,20 +376,25 @@ async fn send(
     body: Option<&Value>,
     content_type: &str,
 ) -> Value {
-    let (code, answer) = request(client, method, path, body, content_type).await;
-    match code {
+    let (code, answer, warnings) = exchange(client, method, path, body, content_type).await;
+    let mut said = match code {
         200..=299 => json!({"code": code}),
         _ => json!({"code": code, "reason": answer["reason"], "message": answer["message"]}),
+    };
+    if !warnings.is_empty() {
+        said["warnings"] = json!(warnings);
     }
+    said
 }
 
-async fn request(
+/// A request's code, body and `Warning` headers.
+async fn exchange(
     client: &kube::Client,
     method: Method,
     path: &str,
     body: Option<&Value>,
     content_type: &str,
-) -> (u16, Value) {
+) -> (u16, Value, Vec<String>) {
     let bytes = body
         .map(|b| serde_json::to_vec(b).unwrap_or_default())
         .unwrap_or_default();
@@ -356,15 +406,23 @@ async fn request(
     match client.send(request.map(Into::into)).await {
         Ok(response) => {
             let code = response.status().as_u16();
+            let warnings = response
+                .headers()
+                .get_all(http::header::WARNING)
+                .iter()
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+                .collect();
             let bytes = http_body_util::BodyExt::collect(response.into_body())
                 .await
                 .map(|c| c.to_bytes())
                 .unwrap_or_default();
-            (code, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+            let answer = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+            (code, answer, warnings)
         }
         Err(e) => (
             0,
             json!({"reason": "ClientError", "message": e.to_string()}),
+            Vec::new(),
         ),
     }
 }

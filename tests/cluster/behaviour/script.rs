@@ -1,7 +1,9 @@
 //! Behavioural scenarios: what a test does to a cluster, step by step. After each step the
 //! cluster is left to settle and what it holds is compared between the backends.
 //!
-//! Placeholders: `{ns}` in a body or selector is the scenario's namespace.
+//! Placeholders: `{ns}` in a body, selector or name is the scenario's namespace;
+//! `{uid:<plural>/<name>}` in a body is the uid of that object (of the scenario's namespace,
+//! or cluster-scoped), `{uid:<plural>/<namespace>/<name>}` of one in another namespace.
 
 use std::time::Duration;
 
@@ -84,30 +86,33 @@ pub const WATCHED: &[Res] = &[
     GIZMOS,
 ];
 
+/// Every resource a scenario may name.
+const ALL: &[Res] = &[
+    NAMESPACES,
+    CONFIG_MAPS,
+    SECRETS,
+    SERVICE_ACCOUNTS,
+    PODS,
+    PVCS,
+    NODES,
+    DEPLOYMENTS,
+    REPLICA_SETS,
+    STATEFUL_SETS,
+    DAEMON_SETS,
+    CONTROLLER_REVISIONS,
+    JOBS,
+    CRON_JOBS,
+    CLUSTER_ROLES,
+    GIZMOS,
+];
+
 /// The resource of a body's `apiVersion` and `kind`.
 pub fn resource_of(body: &Value) -> Res {
     let api_version = body["apiVersion"].as_str().unwrap_or("");
     let kind = body["kind"].as_str().unwrap_or("");
-    let all = [
-        NAMESPACES,
-        CONFIG_MAPS,
-        SECRETS,
-        SERVICE_ACCOUNTS,
-        PODS,
-        PVCS,
-        NODES,
-        DEPLOYMENTS,
-        REPLICA_SETS,
-        STATEFUL_SETS,
-        DAEMON_SETS,
-        CONTROLLER_REVISIONS,
-        JOBS,
-        CRON_JOBS,
-        CLUSTER_ROLES,
-        GIZMOS,
-    ];
     let plural = format!("{}s", kind.to_lowercase());
-    all.into_iter()
+    ALL.iter()
+        .copied()
         .find(|r| {
             let av = match r.group {
                 "" => r.version.to_owned(),
@@ -118,6 +123,14 @@ pub fn resource_of(body: &Value) -> Res {
                     || (kind == "PersistentVolumeClaim" && r.plural == "persistentvolumeclaims"))
         })
         .unwrap_or_else(|| panic!("no scenario resource for {api_version} {kind}"))
+}
+
+/// The resource served at `plural`.
+pub fn resource_named(plural: &str) -> Res {
+    ALL.iter()
+        .copied()
+        .find(|r| r.plural == plural)
+        .unwrap_or_else(|| panic!("no scenario resource {plural}"))
 }
 
 /// What a step does.

@@ -8,6 +8,7 @@ mod cel_probes;
 mod cel_updates;
 mod collections;
 mod decoding;
+mod deletion;
 mod http;
 mod ownership;
 mod patterns;
@@ -105,6 +106,7 @@ pub fn all() -> Vec<Case> {
         decoding::cases(),
         registry::cases(),
         builtin_kinds::cases(),
+        deletion::cases(),
     ]
     .concat()
 }

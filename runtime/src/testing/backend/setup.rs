@@ -50,6 +50,8 @@ pub struct TestSetup {
     namespaces: Vec<String>,
     objects: Vec<Value>,
     hooks: Vec<Hook>,
+    /// The controllers (and kubelet) the test asks for.
+    controllers: Option<crate::testing::Controllers>,
     /// Objects that could not be serialized, reported before the server is touched.
     errors: Vec<String>,
 }
@@ -59,6 +61,7 @@ impl TestSetup {
     pub(super) fn new(namespace: String) -> TestSetup {
         TestSetup {
             namespace,
+            controllers: None,
             kinds: None,
             namespaces: Vec::new(),
             objects: Vec::new(),
@@ -125,6 +128,25 @@ impl TestSetup {
         self
     }
 
+    /// Asks for a cluster with kube-controller-manager's controllers (and, with
+    /// [`Controllers::kubelet`](crate::testing::Controllers::kubelet), a kubelet for the
+    /// test's Pods), on every backend: in memory [`ApiServer::start_controllers`] before the
+    /// namespaces are made; on Envtest the process's instance that runs
+    /// kube-controller-manager ([`Envtest::shared_with_controllers`](crate::testing::Envtest),
+    /// or a private one with it when the setup names kinds); an existing cluster is taken to
+    /// run its own. The kubelet runs on a real cluster as a client of it, for the test's
+    /// namespaces only, until the test ends. `#[kubegen::test(controllers)]` asks for all of
+    /// them and a default [`Kubelet`](crate::testing::Kubelet).
+    pub fn controllers(&mut self, controllers: crate::testing::Controllers) -> &mut Self {
+        self.controllers = Some(controllers);
+        self
+    }
+
+    /// The controllers the setup asks for.
+    pub(super) fn wanted_controllers(&self) -> Option<&crate::testing::Controllers> {
+        self.controllers.as_ref()
+    }
+
     /// Runs `hook` on the in-memory server after the seed objects are created, just before the
     /// body: server knobs, faults for the body's first requests, and in-process admission
     /// webhooks (`server.admission(webhooks)`, feature `webhook`). It does not run on a real
@@ -178,12 +200,24 @@ impl TestSetup {
 
     /// Fills in `env`: the further namespaces, a `default` ServiceAccount in each namespace
     /// the harness made, the seed objects in order, then (in memory) the hooks.
-    pub(super) async fn prepare(self, env: &TestEnv) -> Result<(), TestEnvError> {
+    pub(super) async fn prepare(self, env: &mut TestEnv) -> Result<(), TestEnvError> {
+        if let (Some(server), Some(controllers)) = (&env.server, &self.controllers) {
+            server.start_controllers(controllers.clone());
+        }
         for namespace in &self.namespaces {
             env.create_namespace(namespace).await?;
         }
         for namespace in std::iter::once(&env.namespace).chain(&self.namespaces) {
             create_default_service_account(env, namespace).await?;
+        }
+        // A kubelet on a real cluster, for the test's namespaces.
+        if env.server.is_none()
+            && let Some(kubelet) = self.controllers.as_ref().and_then(|c| c.kubelet_of())
+        {
+            for namespace in std::iter::once(&env.namespace).chain(&self.namespaces) {
+                let task = kubelet.run(env.client.clone(), Some(namespace));
+                env.kubelets.push(task);
+            }
         }
         for (index, object) in self.objects.into_iter().enumerate() {
             create_seed(env, index, object).await?;

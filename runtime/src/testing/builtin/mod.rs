@@ -117,7 +117,18 @@ pub fn resolve(name: &str) -> Value {
     definition(name, &mut stack)
 }
 
+/// Go keeps a `RawExtension`'s JSON as it came (a ControllerRevision's `data`, a device
+/// configuration's parameters): nothing in it is pruned, and it is owned whole.
+const RAW_EXTENSION: &str = "io.k8s.apimachinery.pkg.runtime.RawExtension";
+
 fn definition(name: &str, stack: &mut Vec<String>) -> Value {
+    if name == RAW_EXTENSION {
+        return serde_json::json!({
+            "type": "object",
+            "x-kubernetes-preserve-unknown-fields": true,
+            "x-kubernetes-map-type": "atomic",
+        });
+    }
     let Some(schema) = TABLE.definitions.get(name) else {
         return Value::Object(Map::new());
     };

@@ -101,6 +101,8 @@ pub(crate) struct Served {
     pub namespaced: bool,
     /// Whether it is one of the apiserver's own kinds (not a custom resource).
     pub builtin: bool,
+    /// Every version the kind is served at.
+    pub versions: Vec<&'static str>,
 }
 
 /// The patch types a controller sends.
@@ -193,6 +195,12 @@ impl Api {
                 kind: k.kind,
                 namespaced: k.scope == Scope::Namespaced,
                 builtin: k.builtin.is_some(),
+                versions: k
+                    .versions
+                    .iter()
+                    .filter(|v| v.served)
+                    .map(|v| v.name)
+                    .collect(),
             })
             .collect()
     }

@@ -25,13 +25,22 @@
 #![allow(dead_code, unused_imports)]
 
 mod api;
+mod daemonset;
+mod deployment;
 mod driver;
 mod events;
+mod gc;
+mod history;
 mod kubelet;
 mod namespace;
+mod ownership;
+mod podrank;
+mod podutil;
 mod queue;
+mod replicaset;
 mod rootca;
 mod serviceaccount;
+mod statefulset;
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -56,6 +65,21 @@ pub enum Controller {
     /// Publishes the cluster's CA bundle as the `kube-root-ca.crt` ConfigMap in every
     /// namespace.
     RootCaPublisher,
+    /// Rolls Deployments out through their ReplicaSets and reports their progress.
+    Deployment,
+    /// Keeps each ReplicaSet's Pods at its replicas and reports their readiness.
+    ReplicaSet,
+    /// Keeps each ReplicationController's Pods at its replicas, as
+    /// [`ReplicaSet`](Controller::ReplicaSet) does (its events' component is
+    /// `replication-controller`).
+    ReplicationController,
+    /// Runs StatefulSets: ordered Pods, their claims, revisions and rolling updates.
+    StatefulSet,
+    /// Runs DaemonSets: a Pod on every eligible Node, revisions and rolling updates.
+    DaemonSet,
+    /// Deletes objects whose owners are gone, and the dependents of owners deleted in the
+    /// background or foreground; orphans those of owners deleted with `orphan`.
+    GarbageCollector,
     /// Deletes what a deleted namespace holds, then the namespace (its `kubernetes`
     /// finalizer).
     Namespace,
@@ -66,6 +90,12 @@ impl Controller {
     pub const ALL: &'static [Controller] = &[
         Controller::ServiceAccount,
         Controller::RootCaPublisher,
+        Controller::Deployment,
+        Controller::ReplicaSet,
+        Controller::ReplicationController,
+        Controller::StatefulSet,
+        Controller::DaemonSet,
+        Controller::GarbageCollector,
         Controller::Namespace,
     ];
 
@@ -75,6 +105,12 @@ impl Controller {
         match self {
             Controller::ServiceAccount => "serviceaccount-controller",
             Controller::RootCaPublisher => "root-ca-certificate-publisher-controller",
+            Controller::Deployment => "deployment-controller",
+            Controller::ReplicaSet => "replicaset-controller",
+            Controller::ReplicationController => "replicationcontroller-controller",
+            Controller::StatefulSet => "statefulset-controller",
+            Controller::DaemonSet => "daemonset-controller",
+            Controller::GarbageCollector => "garbage-collector-controller",
             Controller::Namespace => "namespace-controller",
         }
     }
@@ -83,6 +119,14 @@ impl Controller {
         match self {
             Controller::ServiceAccount => Box::new(serviceaccount::ServiceAccounts),
             Controller::RootCaPublisher => Box::new(rootca::RootCaPublisher),
+            Controller::Deployment => Box::new(deployment::Deployments),
+            Controller::ReplicaSet => Box::new(replicaset::ReplicaSets(replicaset::REPLICA_SET)),
+            Controller::ReplicationController => {
+                Box::new(replicaset::ReplicaSets(replicaset::REPLICATION_CONTROLLER))
+            }
+            Controller::StatefulSet => Box::new(statefulset::StatefulSets),
+            Controller::DaemonSet => Box::new(daemonset::DaemonSets::default()),
+            Controller::GarbageCollector => Box::<gc::GarbageCollector>::default(),
             Controller::Namespace => Box::new(namespace::Namespaces),
         }
     }

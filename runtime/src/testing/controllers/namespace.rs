@@ -302,18 +302,13 @@ fn delete_resource(
         }
     }
     let count = left.len();
-    if estimate != 0 {
-        return (
-            Remaining {
-                estimate,
-                count,
-                finalizers,
-            },
-            None,
-        );
-    }
-    if !finalizers.is_empty() {
-        let estimate = FINALIZER_ESTIMATE;
+    // Pods within their grace period keep its estimate; objects held by finalizers get
+    // `finalizerEstimateSeconds`.
+    if estimate != 0 || !finalizers.is_empty() {
+        let estimate = match estimate {
+            0 => FINALIZER_ESTIMATE,
+            pods => pods,
+        };
         return (
             Remaining {
                 estimate,

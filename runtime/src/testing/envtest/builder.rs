@@ -6,15 +6,15 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
-use super::launch::{Ports, load_config, process_specs, remove_etcd_data, write_kubeconfig};
+use super::launch::{
+    PORT_ATTEMPTS, Ports, load_config, process_specs, remove_etcd_data, write_kubeconfig,
+};
 use super::process::Processes;
 use super::readiness::{Failure, exited_error, new_client, wait_until_ready};
-use super::{ASSETS_VARIABLE, Envtest, EnvtestError, Running, certs};
+use super::{ASSETS_VARIABLE, Envtest, EnvtestError, Running, certs, controller_manager};
 
 /// The binaries an envtest needs in its assets directory.
 const REQUIRED_BINARIES: [&str; 2] = ["etcd", "kube-apiserver"];
-/// How many sets of ports are tried when one is taken.
-const PORT_ATTEMPTS: u32 = 3;
 /// The field manager that installs CRDs.
 const FIELD_MANAGER: &str = "kubegen-envtest";
 
@@ -24,6 +24,8 @@ pub struct EnvtestBuilder {
     assets_dir: Option<PathBuf>,
     crds: Option<Vec<CustomResourceDefinition>>,
     apiserver_flags: Vec<String>,
+    controller_manager: bool,
+    controller_manager_flags: Vec<String>,
     start_timeout: Duration,
     apiserver_port: Option<u16>,
 }
@@ -34,6 +36,8 @@ impl Default for EnvtestBuilder {
             assets_dir: None,
             crds: None,
             apiserver_flags: Vec::new(),
+            controller_manager: false,
+            controller_manager_flags: Vec::new(),
             start_timeout: Duration::from_secs(60),
             apiserver_port: None,
         }
@@ -41,7 +45,8 @@ impl Default for EnvtestBuilder {
 }
 
 impl EnvtestBuilder {
-    /// The directory holding `etcd` and `kube-apiserver`, instead of `KUBEBUILDER_ASSETS`.
+    /// The directory holding `etcd` and `kube-apiserver` (and `kube-controller-manager` if
+    /// [`controller_manager`](Self::controller_manager) is on), instead of `KUBEBUILDER_ASSETS`.
     pub fn assets_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.assets_dir = Some(dir.into());
         self
@@ -61,7 +66,45 @@ impl EnvtestBuilder {
         self
     }
 
-    /// How long starting may take, CRDs included (default 60 s).
+    /// Runs kube-controller-manager beside the apiserver (off by default, as in
+    /// controller-runtime's envtest): garbage collection of owned objects, namespace deletion,
+    /// Deployment → ReplicaSet → Pod, StatefulSet, DaemonSet, Job, CronJob, a `default`
+    /// ServiceAccount in every namespace, and the other default controllers. There is still no
+    /// scheduler or kubelet, so Pods stay Pending unless a test writes their status. Its
+    /// controllers act within a few hundred milliseconds, except that the namespace controller
+    /// always waits 5 s after a namespace is deleted before emptying it.
+    ///
+    /// The assets directory must then hold `kube-controller-manager` too, of the apiserver's
+    /// version; setup-envtest's directories do not (take it from a Kubernetes release's
+    /// `kubernetes-server-linux-*.tar.gz`), and [`EnvtestError::ControllerManagerMissing`] says
+    /// so. It starts after the CRDs are Established, so its garbage collector and namespace
+    /// controller know the custom kinds from the start; [`start`](Self::start) returns once its
+    /// service-account controller has created the `default` ServiceAccount in `default`. Its
+    /// log is `kube-controller-manager.log` in [`Envtest::dir`].
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), kubegen_runtime::testing::EnvtestError> {
+    /// use kubegen_runtime::testing::Envtest;
+    ///
+    /// let env = Envtest::builder().controller_manager(true).start().await?;
+    /// assert!(env.controller_manager_pid().is_some());
+    /// # Ok(()) }
+    /// ```
+    pub fn controller_manager(mut self, on: bool) -> Self {
+        self.controller_manager = on;
+        self
+    }
+
+    /// An extra kube-controller-manager flag, such as
+    /// `--controllers=*,-garbage-collector-controller` or `--concurrent-gc-syncs=5`; it takes
+    /// effect only with [`controller_manager`](Self::controller_manager) on. Flags are passed
+    /// after envtest's own, so a flag envtest also sets takes this value.
+    pub fn controller_manager_flag(mut self, flag: impl Into<String>) -> Self {
+        self.controller_manager_flags.push(flag.into());
+        self
+    }
+
+    /// How long starting may take, CRDs and controller manager included (default 60 s).
     pub fn start_timeout(mut self, timeout: Duration) -> Self {
         self.start_timeout = timeout;
         self
@@ -74,7 +117,9 @@ impl EnvtestBuilder {
     }
 
     /// Starts etcd and kube-apiserver, waits until the apiserver is ready and the `default`
-    /// namespace exists, then installs the CRDs and waits until they are Established.
+    /// namespace exists, then installs the CRDs and waits until they are Established; with
+    /// [`controller_manager`](Self::controller_manager) on, then starts kube-controller-manager
+    /// and waits until it has created the `default` ServiceAccount.
     pub async fn start(self) -> Result<Envtest, EnvtestError> {
         let started = Instant::now();
         let deadline = started + self.start_timeout;
@@ -109,14 +154,7 @@ impl EnvtestBuilder {
                     drop(processes);
                     remove_etcd_data(dir.path())?;
                 }
-                Err(Failure::PortInUse(exited)) => {
-                    return Err(EnvtestError::PortsInUse {
-                        process: exited.name,
-                        attempts: attempt,
-                        log_tail: exited.log_tail,
-                    });
-                }
-                Err(Failure::Fatal(e)) => return Err(e),
+                Err(failure) => return Err(failure.into_error(attempt)),
             }
         };
 
@@ -130,6 +168,25 @@ impl EnvtestBuilder {
                 None => e.into(),
             })?;
 
+        let controller_manager = if self.controller_manager {
+            let spec = |port| {
+                controller_manager::spec(
+                    &assets_dir,
+                    dir.path(),
+                    &pki,
+                    &kubeconfig,
+                    port,
+                    &self.controller_manager_flags,
+                )
+            };
+            Some(
+                controller_manager::start(spec, &processes, &config, deadline, self.start_timeout)
+                    .await?,
+            )
+        } else {
+            None
+        };
+
         Ok(Envtest {
             config,
             kubeconfig,
@@ -140,11 +197,19 @@ impl EnvtestBuilder {
             startup_time: started.elapsed(),
             apiserver_pid: processes.pid("kube-apiserver").unwrap_or_default(),
             etcd_pid: processes.pid("etcd").unwrap_or_default(),
-            running: Mutex::new(Some(Running { processes, dir })),
+            controller_manager_pid: controller_manager
+                .as_ref()
+                .and_then(|p| p.pid(controller_manager::BINARY)),
+            running: Mutex::new(Some(Running {
+                controller_manager,
+                processes,
+                dir,
+            })),
         })
     }
 
-    /// The assets directory, checked to hold the required binaries.
+    /// The assets directory, checked to hold the required binaries (and the controller
+    /// manager's, if it is asked for).
     fn resolve_assets(&self) -> Result<PathBuf, EnvtestError> {
         let (dir, origin) = match &self.assets_dir {
             Some(dir) => (dir.clone(), "EnvtestBuilder::assets_dir"),
@@ -157,17 +222,24 @@ impl EnvtestBuilder {
             .into_iter()
             .filter(|name| !is_executable(&dir.join(name)))
             .collect();
-        if missing.is_empty() {
-            // Absolute, so the paths handed out (kubectl's, say) work from any directory.
-            Ok(std::path::absolute(&dir).unwrap_or(dir))
-        } else {
-            Err(EnvtestError::AssetsMissing {
+        if !missing.is_empty() {
+            return Err(EnvtestError::AssetsMissing {
                 origin,
                 dir_exists: dir.is_dir(),
                 dir,
                 missing,
-            })
+            });
         }
+        let controller_manager = dir.join(controller_manager::BINARY);
+        if self.controller_manager && !is_executable(&controller_manager) {
+            return Err(EnvtestError::ControllerManagerMissing {
+                origin,
+                exists: controller_manager.exists(),
+                path: controller_manager,
+            });
+        }
+        // Absolute, so the paths handed out (kubectl's, say) work from any directory.
+        Ok(std::path::absolute(&dir).unwrap_or(dir))
     }
 }
 

@@ -4,6 +4,11 @@
 //! certificate (clients trust it), the other is the apiserver's `--client-ca-file` and signs the
 //! admin client certificate, whose organization `system:masters` makes it cluster-admin under
 //! RBAC. All keys are ECDSA P-256.
+//!
+//! The kube-controller-manager, when asked for, reads three of these files too: the
+//! service-account key (to sign legacy token Secrets; the apiserver verifies them with its
+//! public half), the serving CA (the `ca.crt` it publishes for Pods) and the client CA with its
+//! key (to sign approved CertificateSigningRequests the apiserver then trusts).
 
 use std::path::{Path, PathBuf};
 
@@ -34,8 +39,9 @@ pub(super) struct Pki {
     /// The apiserver's serving certificate and key.
     pub serving_cert: PathBuf,
     pub serving_key: PathBuf,
-    /// The CA the apiserver trusts for client certificates.
+    /// The CA the apiserver trusts for client certificates, and its key.
     pub client_ca: PathBuf,
+    pub client_ca_key: PathBuf,
     /// The admin client certificate and key.
     pub admin_cert: PathBuf,
     pub admin_key: PathBuf,
@@ -51,6 +57,7 @@ pub(super) fn generate(dir: &Path) -> Result<Pki, EnvtestError> {
         serving_cert: dir.join("apiserver.crt"),
         serving_key: dir.join("apiserver.key"),
         client_ca: dir.join("client-ca.crt"),
+        client_ca_key: dir.join("client-ca.key"),
         admin_cert: dir.join("admin.crt"),
         admin_key: dir.join("admin.key"),
         service_account_key: dir.join("sa.key"),
@@ -77,6 +84,7 @@ pub(super) fn generate(dir: &Path) -> Result<Pki, EnvtestError> {
 
     let client_ca = new_ca("kubegen-envtest-client-ca", "client CA")?;
     write(&pki.client_ca, &client_ca.pem())?;
+    write(&pki.client_ca_key, &client_ca.key().serialize_pem())?;
     let (admin_cert, admin_key) = new_leaf(
         &client_ca,
         &[],

@@ -11,6 +11,11 @@ pub use crate::testing::backend::ASSETS_VARIABLE;
 /// How to get the envtest binaries, for error messages.
 const HOW_TO_GET_ASSETS: &str = "run setup-envtest (`KUBEBUILDER_ASSETS=$(setup-envtest use -p path)`), \
      or in a kubegen checkout `KUBEBUILDER_ASSETS=$(../shared/k8s/install)`";
+/// How to get a kube-controller-manager, which setup-envtest's assets lack.
+const HOW_TO_GET_CONTROLLER_MANAGER: &str = "setup-envtest's assets do not include it; copy the \
+     kube-controller-manager of the apiserver's version there (from a Kubernetes release's \
+     kubernetes-server-linux-*.tar.gz), or in a kubegen checkout use \
+     `KUBEBUILDER_ASSETS=$(../shared/k8s/install)`";
 
 /// Why starting an [`Envtest`](super::Envtest), or setting up a test identity in it, failed.
 #[derive(Debug, thiserror::Error)]
@@ -38,10 +43,29 @@ pub enum EnvtestError {
         /// The binaries that are missing or not executable.
         missing: Vec<&'static str>,
     },
-    /// A process exited before the apiserver was ready.
+    /// The controller manager was asked for
+    /// ([`EnvtestBuilder::controller_manager`](super::EnvtestBuilder::controller_manager) or
+    /// [`Envtest::shared_with_controllers`](super::Envtest::shared_with_controllers)), but the
+    /// assets directory has no executable `kube-controller-manager`.
+    #[error(
+        "the controller manager was asked for (EnvtestBuilder::controller_manager or \
+         Envtest::shared_with_controllers), but {} {} (the assets directory named by {origin}): \
+         {HOW_TO_GET_CONTROLLER_MANAGER}",
+        path.display(),
+        if *exists { "is not executable" } else { "does not exist" }
+    )]
+    ControllerManagerMissing {
+        /// Where the directory came from: `KUBEBUILDER_ASSETS` or `EnvtestBuilder::assets_dir`.
+        origin: &'static str,
+        /// The file looked for: `<assets>/kube-controller-manager`.
+        path: PathBuf,
+        /// Whether the file exists (and is not executable).
+        exists: bool,
+    },
+    /// A process exited before it was ready.
     #[error("{process} exited early ({status}); the last lines of its log:\n{log_tail}")]
     ProcessExited {
-        /// `etcd` or `kube-apiserver`.
+        /// `etcd`, `kube-apiserver` or `kube-controller-manager`.
         process: &'static str,
         /// Its exit status.
         status: ExitStatus,
@@ -61,17 +85,19 @@ pub enum EnvtestError {
         /// The last lines of its output.
         log_tail: String,
     },
-    /// The apiserver did not become usable within the start timeout.
+    /// The apiserver, or the controller manager, did not become usable within the start timeout.
     #[error(
-        "the envtest apiserver was not ready within {timeout:?} ({waiting_for}); \
-         the last lines of the kube-apiserver log:\n{log_tail}"
+        "the envtest {process} was not ready within {timeout:?} ({waiting_for}); \
+         the last lines of its log:\n{log_tail}"
     )]
     Timeout {
+        /// `kube-apiserver` or `kube-controller-manager`.
+        process: &'static str,
         /// The start timeout.
         timeout: Duration,
         /// What was still missing, with the last answer or error seen.
         waiting_for: String,
-        /// The last lines of the kube-apiserver's output.
+        /// The last lines of its output.
         log_tail: String,
     },
     /// A file system or process operation failed.

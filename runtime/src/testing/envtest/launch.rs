@@ -1,5 +1,6 @@
 //! What an envtest launches: its ports, the etcd and kube-apiserver command lines, and the
-//! kubeconfig that reaches the apiserver.
+//! kubeconfig that reaches the apiserver (the controller manager's command line is in
+//! `controller_manager.rs`).
 
 use std::ffi::OsString;
 use std::net::TcpListener;
@@ -8,6 +9,9 @@ use std::path::{Path, PathBuf};
 use super::certs::{self, Pki};
 use super::error::EnvtestError;
 use super::process::ProcessSpec;
+
+/// How many sets of ports are tried when one is taken.
+pub(super) const PORT_ATTEMPTS: u32 = 3;
 
 /// The loopback ports of one start attempt.
 pub(super) struct Ports {
@@ -21,17 +25,10 @@ impl Ports {
     /// are held until all are chosen so the three differ; another process may still take one
     /// before etcd or the apiserver binds it, which the start-up loop detects and retries.
     pub(super) fn pick(apiserver: Option<u16>) -> Result<Ports, EnvtestError> {
-        let bind = || {
-            TcpListener::bind(("127.0.0.1", 0))
-                .map_err(EnvtestError::io("finding a free loopback port"))
-        };
-        let listeners = [bind()?, bind()?, bind()?];
+        let listeners = [bind_free()?, bind_free()?, bind_free()?];
         let mut ports = [0u16; 3];
         for (port, listener) in ports.iter_mut().zip(&listeners) {
-            *port = listener
-                .local_addr()
-                .map_err(EnvtestError::io("finding a free loopback port"))?
-                .port();
+            *port = port_of(listener)?;
         }
         Ok(Ports {
             apiserver: apiserver.unwrap_or(ports[0]),
@@ -39,6 +36,30 @@ impl Ports {
             etcd_peer: ports[2],
         })
     }
+}
+
+/// A loopback port free at the time of the call. Another process may take it before it is
+/// bound; the caller detects that ("address already in use") and retries.
+pub(super) fn free_port() -> Result<u16, EnvtestError> {
+    port_of(&bind_free()?)
+}
+
+fn bind_free() -> Result<TcpListener, EnvtestError> {
+    TcpListener::bind(("127.0.0.1", 0)).map_err(EnvtestError::io("finding a free loopback port"))
+}
+
+fn port_of(listener: &TcpListener) -> Result<u16, EnvtestError> {
+    Ok(listener
+        .local_addr()
+        .map_err(EnvtestError::io("finding a free loopback port"))?
+        .port())
+}
+
+/// `--name=PATH`, for paths that need not be UTF-8.
+pub(super) fn path_flag(name: &str, value: &Path) -> OsString {
+    let mut flag = OsString::from(format!("--{name}="));
+    flag.push(value);
+    flag
 }
 
 /// The command lines of etcd and kube-apiserver.
@@ -51,14 +72,9 @@ pub(super) fn process_specs(
 ) -> Vec<ProcessSpec> {
     let etcd_url = format!("http://127.0.0.1:{}", ports.etcd_client);
     let peer_url = format!("http://127.0.0.1:{}", ports.etcd_peer);
-    let flag = |name: &str, value: &Path| {
-        let mut flag = OsString::from(format!("--{name}="));
-        flag.push(value);
-        flag
-    };
     let etcd_args: Vec<OsString> = vec![
         "--name=envtest".into(),
-        flag("data-dir", &dir.join("etcd")),
+        path_flag("data-dir", &dir.join("etcd")),
         format!("--listen-client-urls={etcd_url}").into(),
         format!("--advertise-client-urls={etcd_url}").into(),
         format!("--listen-peer-urls={peer_url}").into(),
@@ -75,12 +91,12 @@ pub(super) fn process_specs(
         // No Endpoints for the kubernetes service: nothing in a test routes to it.
         "--endpoint-reconciler-type=none".into(),
         "--authorization-mode=RBAC".into(),
-        flag("cert-dir", dir),
-        flag("client-ca-file", &pki.client_ca),
-        flag("tls-cert-file", &pki.serving_cert),
-        flag("tls-private-key-file", &pki.serving_key),
-        flag("service-account-key-file", &pki.service_account_pub),
-        flag("service-account-signing-key-file", &pki.service_account_key),
+        path_flag("cert-dir", dir),
+        path_flag("client-ca-file", &pki.client_ca),
+        path_flag("tls-cert-file", &pki.serving_cert),
+        path_flag("tls-private-key-file", &pki.serving_key),
+        path_flag("service-account-key-file", &pki.service_account_pub),
+        path_flag("service-account-signing-key-file", &pki.service_account_key),
         "--service-account-issuer=https://kubernetes.default.svc".into(),
         "--service-cluster-ip-range=10.0.0.0/24".into(),
         "--allow-privileged=true".into(),

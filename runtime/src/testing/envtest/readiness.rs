@@ -1,4 +1,4 @@
-//! Waiting until the apiserver is usable.
+//! Waiting until the apiserver (or the controller manager) is usable.
 
 use std::time::{Duration, Instant};
 
@@ -8,7 +8,7 @@ use super::error::EnvtestError;
 use super::process::{Exited, Processes};
 
 /// How long one readiness probe may take.
-const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
+pub(super) const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 /// The pause between readiness probes.
 const PROBE_INTERVAL: Duration = Duration::from_millis(100);
 
@@ -23,6 +23,20 @@ pub(super) enum Failure {
     Fatal(EnvtestError),
 }
 
+impl Failure {
+    /// The error to report once no attempt is left; `attempts` is how many were made.
+    pub(super) fn into_error(self, attempts: u32) -> EnvtestError {
+        match self {
+            Failure::PortInUse(exited) => EnvtestError::PortsInUse {
+                process: exited.name,
+                attempts,
+                log_tail: exited.log_tail,
+            },
+            Failure::Fatal(e) => e,
+        }
+    }
+}
+
 /// Waits until `/readyz` answers `ok` and the `default` namespace exists, watching for
 /// processes that exit.
 pub(super) async fn wait_until_ready(
@@ -32,12 +46,37 @@ pub(super) async fn wait_until_ready(
     timeout: Duration,
 ) -> Result<(), Failure> {
     let client = new_client(config).map_err(Failure::Fatal)?;
+    let watched = Watched {
+        processes: &[processes],
+        quoted: "kube-apiserver",
+    };
+    wait_for(&watched, deadline, timeout, || probe(&client)).await
+}
+
+/// The processes a wait watches for an early exit, and the one whose log a timeout quotes.
+pub(super) struct Watched<'a> {
+    pub processes: &'a [&'a Processes],
+    pub quoted: &'static str,
+}
+
+/// Probes until `probe` succeeds, the deadline passes, or a watched process exits. The probe's
+/// error says what is still missing.
+pub(super) async fn wait_for<F, Fut>(
+    watched: &Watched<'_>,
+    deadline: Instant,
+    timeout: Duration,
+    mut probe: F,
+) -> Result<(), Failure>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<(), String>>,
+{
     loop {
-        let waiting_for = match probe(&client).await {
+        let waiting_for = match probe().await {
             Ok(()) => return Ok(()),
             Err(why) => why,
         };
-        if let Some(exited) = processes.exited() {
+        if let Some(exited) = watched.processes.iter().find_map(|p| p.exited()) {
             return Err(if exited.log_tail.contains("address already in use") {
                 Failure::PortInUse(exited)
             } else {
@@ -45,10 +84,17 @@ pub(super) async fn wait_until_ready(
             });
         }
         if Instant::now() >= deadline {
+            let log_tail = watched
+                .processes
+                .iter()
+                .map(|p| p.log_tail(watched.quoted))
+                .find(|tail| !tail.is_empty())
+                .unwrap_or_default();
             return Err(Failure::Fatal(EnvtestError::Timeout {
+                process: watched.quoted,
                 timeout,
                 waiting_for,
-                log_tail: processes.log_tail("kube-apiserver"),
+                log_tail,
             }));
         }
         tokio::time::sleep(PROBE_INTERVAL).await;

@@ -284,7 +284,8 @@ pub async fn serve(
             let mut found = Vec::new();
             let deleted = inner.lock().delete(&t, &options, &w, &mut found);
             warnings.extend(found);
-            Ok(out.write(200, deleted?))
+            let (code, answer) = deleted?;
+            Ok(out.write(code, answer))
         }
         Verb::DeleteCollection => {
             let out = output()?;

@@ -126,9 +126,10 @@ fn struct_name(schema: &Value) -> &str {
     {
         return kind;
     }
+    let atomic = schema.get("x-kubernetes-map-type").and_then(Value::as_str) == Some("atomic");
     if schema.get("properties").is_some() {
         ""
-    } else if schema.get("x-kubernetes-preserve-unknown-fields").is_some() {
+    } else if schema.get("x-kubernetes-preserve-unknown-fields").is_some() && !atomic {
         "JSONSchemaProps"
     } else if schema.get("type").is_some() {
         "RawExtension"

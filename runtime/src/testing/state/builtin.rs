@@ -297,6 +297,11 @@ impl Builtin {
         strategy::prepare_for_update(&self.0.group, version, &self.0.kind, object, old);
     }
 
+    /// The metadata fields a status update takes from its body.
+    pub fn status_update_metadata(self) -> &'static [&'static str] {
+        strategy::status_update_metadata(&self.0.group, &self.0.kind)
+    }
+
     /// The field labels a list or watch of this kind may select on.
     pub fn field_selectors(self) -> &'static [String] {
         self.0.field_selectors.as_deref().unwrap_or_default()

@@ -20,6 +20,7 @@ mod apply;
 mod builtin;
 mod continue_token;
 mod convert;
+mod delete;
 mod namespace;
 mod scale;
 mod storage;
@@ -238,14 +239,6 @@ pub enum Change {
 }
 
 pub(super) type Key = (usize, String, String);
-
-/// What a DELETE did to one object.
-enum Deletion {
-    /// Removed; its last state.
-    Gone(Value),
-    /// Marked for deletion and held by finalizers.
-    Terminating(Value),
-}
 
 /// Everything the server holds.
 pub struct State {
@@ -792,135 +785,5 @@ impl State {
             new: object.clone(),
         });
         Some(object)
-    }
-
-    /// DELETE of one object: the `Status` the apiserver answers when the object is gone, or
-    /// the object itself while finalizers hold it.
-    pub fn delete(
-        &mut self,
-        t: &Target,
-        options: &Value,
-        w: &WriteOptions,
-        warnings: &mut Vec<String>,
-    ) -> Result<Value, ApiError> {
-        if self.is_namespace(t) {
-            return self.delete_namespace_request(t, options, w, warnings);
-        }
-        match self.delete_object(t, options, w, warnings)? {
-            Deletion::Gone(last) => {
-                let e = self.entry(t);
-                Ok(json!({
-                    "kind": "Status",
-                    "apiVersion": "v1",
-                    "metadata": {},
-                    "status": "Success",
-                    "details": {
-                        "name": meta_str(&last, "name").unwrap_or(""),
-                        "group": e.group,
-                        "kind": e.plural,
-                        "uid": meta_str(&last, "uid").unwrap_or(""),
-                    },
-                }))
-            }
-            Deletion::Terminating(object) => Ok(object),
-        }
-    }
-
-    fn delete_object(
-        &mut self,
-        t: &Target,
-        options: &Value,
-        w: &WriteOptions,
-        warnings: &mut Vec<String>,
-    ) -> Result<Deletion, ApiError> {
-        let (name, key, existing) = self.stored(t)?;
-        let e = self.entry(t);
-        let (group, kind) = (e.group, e.kind);
-        let conflict = |why: String| ApiError::conflict(group, kind, &name, &why);
-        let current_uid = meta_str(&existing, "uid").unwrap_or("");
-        if let Some(uid) = options["preconditions"]["uid"].as_str()
-            && current_uid != uid
-        {
-            return Err(conflict(format!(
-                "the UID in the precondition ({uid}) does not match the UID in record ({current_uid}). \
-                 The object might have been deleted and then recreated"
-            )));
-        }
-        let current_rv = meta_str(&existing, "resourceVersion").unwrap_or("");
-        if let Some(rv) = options["preconditions"]["resourceVersion"].as_str()
-            && current_rv != rv
-        {
-            return Err(conflict(format!(
-                "the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record ({current_rv}). \
-                 The object might have been modified"
-            )));
-        }
-        let old_object = self.present(t, &existing)?;
-        let review = admission::Review::delete(&old_object, w, options);
-        self.validating_admission(t, &review, warnings)?;
-        if self.is_namespace(t)
-            && let Some(namespace) = self.delete_namespace(t, &key, &existing, w)?
-        {
-            return Ok(Deletion::Terminating(namespace));
-        }
-        // propagationPolicy is accepted; with no garbage collector there are no dependents.
-        let held = existing["metadata"]["finalizers"]
-            .as_array()
-            .is_some_and(|f| !f.is_empty());
-        if !held {
-            if !w.dry_run {
-                self.remove(key);
-                if self.is_service(t) {
-                    self.services.release(&existing);
-                }
-            }
-            return Ok(Deletion::Gone(self.present(t, &existing)?));
-        }
-        if existing["metadata"]["deletionTimestamp"].is_string() {
-            return Ok(Deletion::Terminating(self.present(t, &existing)?));
-        }
-        // Marking an object for deletion changes it: the apiserver bumps its generation, if
-        // it has one (built-in kinds such as Lease have none).
-        let mut marked = existing.clone();
-        marked["metadata"]["deletionTimestamp"] = json!(self.clock.rfc3339());
-        marked["metadata"]["deletionGracePeriodSeconds"] = json!(0);
-        if let Some(generation) = existing["metadata"]["generation"].as_i64() {
-            marked["metadata"]["generation"] = json!(generation + 1);
-        }
-        if w.dry_run {
-            return Ok(Deletion::Terminating(self.present(t, &marked)?));
-        }
-        let stored = self.commit(key, marked, Some(existing));
-        Ok(Deletion::Terminating(self.present(t, &stored)?))
-    }
-
-    pub fn delete_collection(
-        &mut self,
-        t: &Target,
-        o: &ListOptions,
-        options: &Value,
-        w: &WriteOptions,
-        warnings: &mut Vec<String>,
-    ) -> Result<Value, ApiError> {
-        let names: Vec<(String, String)> = self
-            .selected(t, o)
-            .into_iter()
-            .map(|((_, ns, n), _)| (ns.clone(), n.clone()))
-            .collect();
-        let mut items = Vec::new();
-        for (ns, name) in names {
-            let target = Target {
-                name: Some(name),
-                namespace: (!ns.is_empty()).then_some(ns),
-                ..t.clone()
-            };
-            items.push(match self.delete_object(&target, options, w, warnings)? {
-                Deletion::Gone(last) | Deletion::Terminating(last) => last,
-            });
-        }
-        let e = self.entry(t);
-        Ok(
-            json!({"apiVersion": e.api_version(&t.version), "kind": format!("{}List", e.kind), "metadata": {"resourceVersion": self.rv.to_string()}, "items": items}),
-        )
     }
 }

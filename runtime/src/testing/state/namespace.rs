@@ -6,6 +6,7 @@
 //! the controllers on, see `controllers/namespace.rs`). An update that leaves a terminating
 //! namespace without finalizers, in its spec or its metadata, deletes it.
 
+use super::delete::Deletion;
 use super::*;
 
 /// The namespaces the apiserver's system-namespaces controller creates.
@@ -180,12 +181,16 @@ impl State {
         Ok(None)
     }
 
-    /// Whether an update that leaves `object` as it is deletes it instead
-    /// (`ShouldDeleteDuringUpdate`): it is being deleted and no finalizer holds it — for a
-    /// Namespace, none in its spec either.
-    pub(super) fn deleted_by_update(&self, t: &Target, object: &Value) -> bool {
+    /// Whether an update of `existing` to `object` deletes it instead
+    /// (`ShouldDeleteDuringUpdate`): it was marked for deletion, no grace period is running
+    /// (a Pod inside its own stays), and the update leaves no finalizer — for a Namespace,
+    /// none in its spec either.
+    pub(super) fn deleted_by_update(&self, t: &Target, existing: &Value, object: &Value) -> bool {
         let empty = |v: &Value| v.as_array().is_none_or(|f| f.is_empty());
-        object["metadata"]["deletionTimestamp"].is_string()
+        existing["metadata"]["deletionTimestamp"].is_string()
+            && existing["metadata"]["deletionGracePeriodSeconds"]
+                .as_i64()
+                .is_none_or(|g| g == 0)
             && empty(&object["metadata"]["finalizers"])
             && !(self.is_namespace(t) && has_spec_finalizers(object))
     }

@@ -310,6 +310,17 @@ impl State {
         // Server-owned metadata comes from the stored object.
         let mut result = if status_only {
             let mut r = request::with_status_of(&existing, &new);
+            let taken = self.entry(t).builtin.map(Builtin::status_update_metadata);
+            for field in taken.into_iter().flatten() {
+                match new["metadata"].get(*field) {
+                    Some(v) if !v.is_null() => r["metadata"][*field] = v.clone(),
+                    _ => {
+                        if let Some(m) = r["metadata"].as_object_mut() {
+                            m.remove(*field);
+                        }
+                    }
+                }
+            }
             // An apply's managed fields come with its result; an Update tracks from the live ones.
             if applied {
                 set_managed_fields(&mut r, new["metadata"]["managedFields"].clone());
@@ -383,7 +394,7 @@ impl State {
         {
             return Ok((200, existing));
         }
-        let finalizers_done = self.deleted_by_update(t, &result);
+        let finalizers_done = self.deleted_by_update(t, &existing, &result);
         if w.dry_run {
             kubegen_go::json::through_storage(&mut result);
             return Ok((200, result));
@@ -392,10 +403,10 @@ impl State {
             // The apiserver deletes the stored object rather than storing the update: watchers
             // see it DELETED as it was, the writer gets its update back (at the
             // resourceVersion it updated).
-            if let Some(removed) = self.remove(key) {
-                if self.is_service(t) {
-                    self.services.release(&removed);
-                }
+            if let Some(removed) = self.remove(key)
+                && self.is_service(t)
+            {
+                self.services.release(&removed);
             }
             return Ok((200, self.present(t, &result)?));
         }

@@ -1,7 +1,12 @@
 //! Every scenario, by area.
 
 mod basics;
-pub mod namespace;
+mod daemonset;
+pub mod deployment;
+mod gc;
+mod namespace;
+mod replicaset;
+mod statefulset;
 
 use super::script::Scenario;
 
@@ -9,6 +14,11 @@ use super::script::Scenario;
 pub fn all() -> Vec<Scenario> {
     let mut all = Vec::new();
     all.extend(basics::scenarios());
+    all.extend(deployment::scenarios());
+    all.extend(replicaset::scenarios());
+    all.extend(statefulset::scenarios());
+    all.extend(daemonset::scenarios());
+    all.extend(gc::scenarios());
     all.extend(namespace::scenarios());
     all
 }

@@ -75,7 +75,7 @@ pub fn scenarios() -> Vec<Scenario> {
             .create(gizmo("g", &[]))
             .delete_namespace()
             .wait(FIRST_SYNC),
-        Scenario::new(DEPLOYMENT)
+        Scenario::new("namespace: a Deployment, its ReplicaSet and Pods go with it, Pods first")
             .create(json!({
                 "apiVersion": "apps/v1", "kind": "Deployment",
                 "metadata": {"name": "web"},
@@ -166,7 +166,3 @@ pub fn scenarios() -> Vec<Scenario> {
             .delete_namespace(),
     ]
 }
-
-/// The scenario that needs controllers not in memory yet.
-pub const DEPLOYMENT: &str =
-    "namespace: a Deployment, its ReplicaSet and Pods go with it, Pods first";

@@ -101,6 +101,20 @@ pub fn prepare_for_create(group: &str, version: &str, kind: &str, object: &mut V
     }
 }
 
+/// The metadata a status update takes from its body (the server keeps the stored
+/// metadata otherwise): the workload kinds' status strategies reset only the spec (and a
+/// Deployment's its labels), so a controller's annotation written through `/status` — a
+/// Deployment's revision — is stored as on kube-apiserver.
+pub fn status_update_metadata(group: &str, kind: &str) -> &'static [&'static str] {
+    match (group, kind) {
+        ("apps", "Deployment") => &["annotations", "ownerReferences", "finalizers"],
+        ("apps", "ReplicaSet" | "StatefulSet" | "DaemonSet") => {
+            &["labels", "annotations", "ownerReferences", "finalizers"]
+        }
+        _ => &[],
+    }
+}
+
 /// `PrepareForUpdate` of the main resource (`old` is the stored object): the generation
 /// is the stored one, bumped when the spec changed (a Deployment's also when its
 /// annotations did), and what a kind keeps from the stored object. Call it after the

@@ -303,8 +303,9 @@ pub(super) fn label_selector(selector: &Value, path: &str) -> Vec<FieldError> {
     errs
 }
 
-/// A label selector as `LabelSelectorAsSelector` turns it into one.
-pub(super) enum Selector {
+/// A label selector as `LabelSelectorAsSelector` turns it into one (the in-memory
+/// controllers match their Pods and revisions with it too).
+pub(crate) enum Selector {
     /// A nil selector: matches nothing.
     Nothing,
     /// Every requirement must hold; none at all matches everything (`Empty()`).
@@ -314,7 +315,7 @@ pub(super) enum Selector {
 impl Selector {
     /// `LabelSelectorAsSelector`; `None` where Go returns an error (an unknown operator, a
     /// requirement whose values do not fit its operator, an invalid key or value).
-    pub(super) fn parse(selector: &Value) -> Option<Selector> {
+    pub(crate) fn parse(selector: &Value) -> Option<Selector> {
         if selector.is_null() {
             return Some(Selector::Nothing);
         }
@@ -349,12 +350,12 @@ impl Selector {
     }
 
     /// `selector.Empty()`: a selector without requirements.
-    pub(super) fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         matches!(self, Selector::Requirements(r) if r.is_empty())
     }
 
     /// Whether `labels` (an object of strings, or null) satisfy the selector.
-    pub(super) fn matches(&self, labels: &Value) -> bool {
+    pub(crate) fn matches(&self, labels: &Value) -> bool {
         let Selector::Requirements(requirements) = self else {
             return false;
         };

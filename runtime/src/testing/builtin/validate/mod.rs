@@ -34,6 +34,7 @@ mod service;
 mod tests;
 
 pub(crate) use batch::generate_selector as generate_job_selector;
+pub(crate) use common::Selector as LabelSelector;
 
 use serde_json::Value;
 
