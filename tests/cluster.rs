@@ -13,6 +13,7 @@ mod cluster {
     pub mod gc;
     pub mod job;
     pub mod kinds;
+    pub mod namespace;
     pub mod statefulset;
 }
 #[path = "common/diff.rs"]

@@ -64,6 +64,7 @@ pub async fn run(side: &Side, namespace: &str, scenario: &Scenario) -> Vec<Value
     observations.push(json!({"step": "namespace created", "answer": created, "cluster": snapshot}));
     for step in &scenario.steps {
         let (label, answer) = act(side, &kubelet, namespace, &step.action).await;
+        let answer = unfill(&answer, namespace);
         let snapshot = settle(side, namespace, scenario, &mut norm).await;
         observations.push(json!({"step": label, "answer": answer, "cluster": snapshot}));
     }
@@ -153,6 +154,20 @@ async fn act(side: &Side, kubelet: &Kubelet, namespace: &str, action: &Action) -
             )
             .await;
             ("delete the namespace".into(), answer)
+        }
+        Action::Finalize(finalizers) => {
+            let path = NAMESPACES.object("", namespace);
+            let (_, mut body) = get(client, &path).await;
+            body["spec"]["finalizers"] = json!(finalizers);
+            let answer = send(
+                client,
+                Method::PUT,
+                &format!("{path}/finalize"),
+                Some(&body),
+                "application/json",
+            )
+            .await;
+            (format!("finalize {finalizers:?}"), answer)
         }
         Action::Pods { selector, fate } => {
             let selector = selector.replace("{ns}", namespace);
@@ -311,6 +326,21 @@ fn fill(body: &Value, namespace: &str) -> Value {
         Value::Object(m) => m
             .iter()
             .map(|(k, v)| (k.clone(), fill(v, namespace)))
+            .collect::<serde_json::Map<_, _>>()
+            .into(),
+        other => other.clone(),
+    }
+}
+
+/// An answer with the scenario's namespace written `{ns}` (refusals name it), as the
+/// recording keeps it.
+fn unfill(answer: &Value, namespace: &str) -> Value {
+    match answer {
+        Value::String(s) => json!(s.replace(namespace, "{ns}")),
+        Value::Array(a) => a.iter().map(|v| unfill(v, namespace)).collect(),
+        Value::Object(m) => m
+            .iter()
+            .map(|(k, v)| (k.clone(), unfill(v, namespace)))
             .collect::<serde_json::Map<_, _>>()
             .into(),
         other => other.clone(),

@@ -155,6 +155,8 @@ pub enum Action {
     },
     /// The scenario's namespace is deleted.
     DeleteNamespace,
+    /// The scenario's namespace's `spec.finalizers` are set through its `/finalize`.
+    Finalize(Vec<&'static str>),
     /// Every Pending Pod matching the label selector meets `fate` (the test's kubelet).
     Pods { selector: String, fate: PodFate },
     /// Time passes: a wall-clock sleep on a real cluster, the clock advanced in memory.
@@ -246,6 +248,12 @@ impl Scenario {
     pub fn delete_namespace(mut self) -> Self {
         self.namespace_object = true;
         self.step(Action::DeleteNamespace)
+    }
+
+    /// Sets the namespace's `spec.finalizers` (a PUT of its `/finalize`).
+    pub fn finalize(mut self, finalizers: &[&'static str]) -> Self {
+        self.namespace_object = true;
+        self.step(Action::Finalize(finalizers.to_vec()))
     }
 
     pub fn pods(self, selector: &str, fate: PodFate) -> Self {

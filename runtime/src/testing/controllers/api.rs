@@ -144,6 +144,14 @@ impl Refused {
     pub fn is_already_exists(&self) -> bool {
         self.code == 409 && self.reason == "AlreadyExists"
     }
+
+    /// Whether the namespace is being deleted (a create refused with the cause
+    /// `NamespaceTerminating`), which controllers let go.
+    pub fn is_namespace_terminating(&self) -> bool {
+        self.status["details"]["causes"]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|c| c["reason"] == "NamespaceTerminating"))
+    }
 }
 
 impl std::fmt::Display for Refused {

@@ -34,6 +34,7 @@ mod gc;
 mod history;
 mod job;
 mod kubelet;
+mod namespace;
 mod ownership;
 mod podrank;
 mod podutil;
@@ -90,6 +91,9 @@ pub enum Controller {
     CronJob,
     /// Deletes a finished Job once its `ttlSecondsAfterFinished` has passed.
     TtlAfterFinished,
+    /// Deletes what a deleted namespace holds, then the namespace (its `kubernetes`
+    /// finalizer).
+    Namespace,
 }
 
 impl Controller {
@@ -106,6 +110,7 @@ impl Controller {
         Controller::Job,
         Controller::CronJob,
         Controller::TtlAfterFinished,
+        Controller::Namespace,
     ];
 
     /// The controller's name in kube-controller-manager (its `--controllers` name, and the
@@ -123,6 +128,7 @@ impl Controller {
             Controller::Job => "job-controller",
             Controller::CronJob => "cronjob-controller",
             Controller::TtlAfterFinished => "ttl-after-finished-controller",
+            Controller::Namespace => "namespace-controller",
         }
     }
 
@@ -141,6 +147,7 @@ impl Controller {
             Controller::Job => Box::<job::Jobs>::default(),
             Controller::CronJob => Box::new(cronjob::CronJobs),
             Controller::TtlAfterFinished => Box::new(ttlafterfinished::TtlAfterFinished),
+            Controller::Namespace => Box::new(namespace::Namespaces),
         }
     }
 }

@@ -20,6 +20,8 @@ pub(crate) struct Queue {
     /// Keys due at a time of the cluster's clock, in order (the counter keeps equal times
     /// apart).
     timers: BTreeMap<(Timestamp, u64), String>,
+    /// Each key's entry in `timers`: a key waits once, for its earliest time.
+    waiting: HashMap<String, (Timestamp, u64)>,
     /// Keys waiting out an error backoff, due at a wall-clock instant.
     backoff: BTreeMap<(tokio::time::Instant, u64), String>,
     /// How many times in a row each key failed.
@@ -43,10 +45,19 @@ impl Queue {
         self.add_at(key, due);
     }
 
-    /// Queues `key` at `due` on the cluster's clock.
+    /// Queues `key` at `due` on the cluster's clock. A key already waiting keeps the earlier
+    /// of its two times, as client-go's delaying queue keeps one entry per key.
     pub fn add_at(&mut self, key: impl Into<String>, due: Timestamp) {
+        let key = key.into();
+        if let Some(&(waiting, sequence)) = self.waiting.get(&key) {
+            if waiting <= due {
+                return;
+            }
+            self.timers.remove(&(waiting, sequence));
+        }
         self.sequence += 1;
-        self.timers.insert((due, self.sequence), key.into());
+        self.waiting.insert(key.clone(), (due, self.sequence));
+        self.timers.insert((due, self.sequence), key);
     }
 
     /// Forgets `key`'s failures (after a successful sync).
@@ -75,6 +86,7 @@ impl Queue {
                 break;
             }
             let key = entry.remove();
+            self.waiting.remove(&key);
             self.add(key);
         }
         let instant = tokio::time::Instant::now();
@@ -168,6 +180,26 @@ mod tests {
         q.promote("2026-01-01T00:00:20Z".parse().unwrap());
         assert_eq!(q.pop().as_deref(), Some("late"));
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn a_key_waits_once_for_its_earliest_time() {
+        let mut q = Queue::default();
+        let t0: Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
+        q.add_after("a", t0, Duration::from_secs(8));
+        q.add_after("a", t0, Duration::from_secs(5));
+        q.add_after("a", t0, Duration::from_secs(16));
+        assert_eq!(q.len(), 1);
+        assert_eq!(
+            q.next_timer(),
+            Some("2026-01-01T00:00:05Z".parse().unwrap())
+        );
+        q.promote("2026-01-01T00:00:20Z".parse().unwrap());
+        assert_eq!(q.pop().as_deref(), Some("a"));
+        assert_eq!(q.pop(), None);
+        // Once it fell due, the key may wait again.
+        q.add_after("a", t0, Duration::from_secs(30));
+        assert_eq!(q.len(), 1);
     }
 
     #[test]

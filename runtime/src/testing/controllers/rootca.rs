@@ -1,10 +1,10 @@
-//! The root-CA publisher: a `kube-root-ca.crt` ConfigMap in every active namespace with
-//! the cluster's CA bundle, made again when deleted and put back when changed
+//! The root-CA publisher: a `kube-root-ca.crt` ConfigMap in every namespace with the
+//! cluster's CA bundle, made again when deleted and put back when changed
 //! (`pkg/controller/certificates/rootcacertpublisher`).
 
 use serde_json::{Value, json};
 
-use super::api::{CONFIG_MAPS, NAMESPACES};
+use super::api::CONFIG_MAPS;
 use super::{Api, Change, ChangeType, Cx, Outcome, Queue, Run, SyncError};
 
 /// The ConfigMap's name and key.
@@ -25,7 +25,14 @@ impl Run for RootCaPublisher {
     }
 
     fn observe(&mut self, change: &Change, queue: &mut Queue, _: &Api) {
-        if change.is("", "namespaces") && change.change != ChangeType::Deleted {
+        // A namespace when it appears, and when it changes while active.
+        let active = change.object["status"]["phase"] == "Active";
+        let namespace = match change.change {
+            ChangeType::Added => true,
+            ChangeType::Modified => active,
+            ChangeType::Deleted => false,
+        };
+        if change.is("", "namespaces") && namespace {
             queue.add(change.name());
         }
         if change.is("", "configmaps")
@@ -36,13 +43,9 @@ impl Run for RootCaPublisher {
         }
     }
 
+    /// The ConfigMap is made when missing (a namespace gone or terminating refuses it,
+    /// which is let go) and put back when changed, also in a terminating namespace.
     fn sync(&mut self, namespace: &str, cx: &mut Cx<'_>) -> Result<Outcome, SyncError> {
-        let Some(ns) = cx.api.get(NAMESPACES, "", namespace) else {
-            return Ok(Outcome::Done);
-        };
-        if ns["status"]["phase"] != "Active" {
-            return Ok(Outcome::Done);
-        }
         let data = json!({KEY: CA_BUNDLE});
         let Some(mut map) = cx.api.get(CONFIG_MAPS, namespace, NAME) else {
             let map = json!({
@@ -53,7 +56,7 @@ impl Run for RootCaPublisher {
             });
             return match cx.api.create(CONFIG_MAPS, namespace, &map) {
                 Ok(_) => Ok(Outcome::Done),
-                Err(e) if e.is_already_exists() || e.code == 403 => Ok(Outcome::Done),
+                Err(e) if e.is_not_found() || e.is_namespace_terminating() => Ok(Outcome::Done),
                 Err(e) => Err(e.into()),
             };
         };

@@ -41,7 +41,7 @@ impl Run for ServiceAccounts {
             match cx.api.create(SERVICE_ACCOUNTS, namespace, &account) {
                 Ok(_) => {}
                 // Made meanwhile, or the namespace began terminating.
-                Err(e) if e.is_already_exists() || e.code == 403 => {}
+                Err(e) if e.is_already_exists() || e.is_namespace_terminating() => {}
                 Err(e) => return Err(e.into()),
             }
         }

@@ -240,9 +240,6 @@ pub async fn serve(
                 )?,
                 _ => write_body(&state, &t, &body, format, &w, warnings)?,
             };
-            if t.subresource.as_deref() == Some("finalize") {
-                return Ok(out.write(200, state.finalize(&t, object, &w)?));
-            }
             let mut found = Vec::new();
             let written = state.write(&t, Change::Replace(object), &w, &mut found);
             warnings.extend(found);

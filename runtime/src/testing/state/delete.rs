@@ -63,6 +63,9 @@ impl State {
         w: &WriteOptions,
         warnings: &mut Vec<String>,
     ) -> Result<(u16, Value), ApiError> {
+        if self.is_namespace(t) {
+            return Ok((200, self.delete_namespace_request(t, options, w, warnings)?));
+        }
         self.warn_of_orphaned_pods(t, options, warnings);
         match self.delete_object(t, options, w, warnings)? {
             Deletion::Gone(last) => Ok((200, self.deleted_answer(t, last))),

@@ -1,8 +1,12 @@
-//! Namespaces as kube-apiserver has them: objects that exist before anything is written
-//! into them (NamespaceLifecycle admission), the four the apiserver creates at start, and a
-//! deletion that leaves a namespace `Terminating` until its `kubernetes` finalizer is taken
-//! off through `/finalize` (by the namespace controller, on a real cluster).
+//! Namespaces as kube-apiserver has them (`pkg/registry/core/namespace`): objects that
+//! exist before anything is written into them (NamespaceLifecycle admission), the four the
+//! apiserver creates at start, and a deletion that leaves a namespace `Terminating` until
+//! `/finalize` empties its `spec.finalizers` — the namespace controller takes its
+//! `kubernetes` finalizer off there once the namespace's content is gone (in memory with
+//! the controllers on, see `controllers/namespace.rs`). An update that leaves a terminating
+//! namespace without finalizers, in its spec or its metadata, deletes it.
 
+use super::delete::Deletion;
 use super::*;
 
 /// The namespaces the apiserver's system-namespaces controller creates.
@@ -88,15 +92,79 @@ impl State {
         Ok(())
     }
 
-    /// DELETE of a Namespace: the system namespaces are refused; one with finalizers in its
-    /// spec is marked Terminating (and stays so until `/finalize` empties them); a second
-    /// DELETE answers it as it is. `None`: delete it as any object.
+    /// DELETE of a Namespace (`pkg/registry/core/namespace/storage`): the system namespaces
+    /// are refused; the first DELETE marks the namespace Terminating — its deletion time
+    /// set, `orphan` and `foregroundDeletion` in its metadata's finalizers as the
+    /// propagation policy asks — and answers it; further ones answer it as it is while
+    /// `spec.finalizers` hold it, and delete it as any object once they are empty (the
+    /// answer being the deleted namespace).
+    pub(super) fn delete_namespace_request(
+        &mut self,
+        t: &Target,
+        options: &Value,
+        w: &WriteOptions,
+        warnings: &mut Vec<String>,
+    ) -> Result<Value, ApiError> {
+        let (name, key, existing) = self.stored(t)?;
+        let conflict = |why: String| ApiError::conflict("", "namespaces", &name, &why);
+        let uid = meta_str(&existing, "uid").unwrap_or("");
+        if let Some(sent) = options["preconditions"]["uid"].as_str()
+            && sent != uid
+        {
+            return Err(conflict(format!(
+                "Precondition failed: UID in precondition: {sent}, UID in object meta: {uid}"
+            )));
+        }
+        let rv = meta_str(&existing, "resourceVersion").unwrap_or("");
+        if let Some(sent) = options["preconditions"]["resourceVersion"].as_str()
+            && sent != rv
+        {
+            return Err(conflict(format!(
+                "Precondition failed: ResourceVersion in precondition: {sent}, ResourceVersion in meta: {rv}"
+            )));
+        }
+        if existing["metadata"]["deletionTimestamp"].is_string() {
+            if has_spec_finalizers(&existing) {
+                return self.present(t, &existing);
+            }
+            // The store's delete, which finalizers in the metadata still hold.
+            return match self.delete_object(t, options, w, warnings)? {
+                Deletion::Gone(last) | Deletion::Terminating(last) => Ok(last),
+            };
+        }
+        // Admission (NamespaceLifecycle first) runs inside the update, after the
+        // preconditions.
+        if IMMORTAL.contains(&name.as_str()) {
+            return Err(ApiError::forbidden(
+                "",
+                "namespaces",
+                &name,
+                "this namespace may not be deleted",
+            ));
+        }
+        let old_object = self.present(t, &existing)?;
+        let review = admission::Review::delete(&old_object, w, options);
+        self.validating_admission(t, &review, warnings)?;
+        let mut marked = existing.clone();
+        marked["metadata"]["deletionTimestamp"] = json!(self.clock.rfc3339());
+        marked["status"]["phase"] = json!("Terminating");
+        propagation_finalizers(&mut marked, options);
+        if w.dry_run {
+            return self.present(t, &marked);
+        }
+        let stored = self.commit(key, marked, Some(existing));
+        self.present(t, &stored)
+    }
+
+    /// A namespace DELETE that reached the generic store delete: only once the namespace is
+    /// terminating with nothing left in `spec.finalizers` (see
+    /// [`State::delete_namespace_request`]); the system namespaces are refused.
     pub(super) fn delete_namespace(
         &mut self,
         t: &Target,
         key: &Key,
         existing: &Value,
-        w: &WriteOptions,
+        _: &WriteOptions,
     ) -> Result<Option<Value>, ApiError> {
         let name = key.2.as_str();
         if IMMORTAL.contains(&name) {
@@ -107,58 +175,34 @@ impl State {
                 "this namespace may not be deleted",
             ));
         }
-        if existing["metadata"]["deletionTimestamp"].is_string() {
+        if has_spec_finalizers(existing) {
             return self.present(t, existing).map(Some);
         }
-        let held = existing["spec"]["finalizers"]
-            .as_array()
-            .is_some_and(|f| !f.is_empty());
-        if !held {
-            return Ok(None);
-        }
-        let mut marked = existing.clone();
-        marked["metadata"]["deletionTimestamp"] = json!(self.clock.rfc3339());
-        marked["status"]["phase"] = json!("Terminating");
-        if w.dry_run {
-            return self.present(t, &marked).map(Some);
-        }
-        let stored = self.commit(key.clone(), marked, Some(existing.clone()));
-        self.present(t, &stored).map(Some)
+        Ok(None)
     }
 
-    /// PUT of a Namespace's `/finalize`: only `spec.finalizers` changes; a namespace being
-    /// deleted with none left (and no finalizers in its metadata) is removed, and the answer
-    /// is the namespace as it was last.
-    pub fn finalize(
-        &mut self,
-        t: &Target,
-        body: Value,
-        w: &WriteOptions,
-    ) -> Result<Value, ApiError> {
-        let (name, key, existing) = self.stored(t)?;
-        self.check_update_body(t, &name, &body)?;
-        let mut updated = existing.clone();
-        updated["spec"]["finalizers"] = body["spec"]["finalizers"].clone();
-        if updated["spec"]["finalizers"]
-            .as_array()
-            .is_none_or(|f| f.is_empty())
-            && let Value::Object(spec) = &mut updated["spec"]
+    /// Whether an update of `existing` to `object` deletes it instead
+    /// (`ShouldDeleteDuringUpdate`): it was marked for deletion, no grace period is running
+    /// (a Pod inside its own stays), and the update leaves no finalizer — for a Namespace,
+    /// none in its spec either.
+    pub(super) fn deleted_by_update(&self, t: &Target, existing: &Value, object: &Value) -> bool {
+        let empty = |v: &Value| v.as_array().is_none_or(|f| f.is_empty());
+        existing["metadata"]["deletionTimestamp"].is_string()
+            && existing["metadata"]["deletionGracePeriodSeconds"]
+                .as_i64()
+                .is_none_or(|g| g == 0)
+            && empty(&object["metadata"]["finalizers"])
+            && !(self.is_namespace(t) && has_spec_finalizers(object))
+    }
+
+    /// The finalize strategy (`namespaceFinalizeStrategy`) on a PUT of `/finalize`: the
+    /// body's `spec.finalizers` (none left is none written) and metadata, the stored status.
+    pub(super) fn prepare_finalize(&self, object: &mut Value) {
+        if !has_spec_finalizers(object)
+            && let Value::Object(spec) = &mut object["spec"]
         {
             spec.remove("finalizers");
         }
-        let empty = |v: &Value| v.as_array().is_none_or(|f| f.is_empty());
-        let gone = existing["metadata"]["deletionTimestamp"].is_string()
-            && empty(&updated["spec"]["finalizers"])
-            && empty(&updated["metadata"]["finalizers"]);
-        if w.dry_run || updated == existing {
-            return self.present(t, &updated);
-        }
-        if gone {
-            self.remove(key);
-            return self.present(t, &updated);
-        }
-        let stored = self.commit(key, updated, Some(existing));
-        self.present(t, &stored)
     }
 
     /// Creates namespace `name` unless it exists (see `ApiServer::create_namespace`).
@@ -185,5 +229,53 @@ impl State {
             ..WriteOptions::default()
         };
         self.create(&t, body, &options, &mut Vec::new()).map(|_| ())
+    }
+}
+
+/// Whether a namespace has finalizers in its spec.
+fn has_spec_finalizers(namespace: &Value) -> bool {
+    namespace["spec"]["finalizers"]
+        .as_array()
+        .is_some_and(|f| !f.is_empty())
+}
+
+/// The metadata finalizers a namespace's first DELETE leaves: `orphan` when the options
+/// orphan dependents (`orphanDependents`, else `propagationPolicy: Orphan`, else as it was),
+/// `foregroundDeletion` when they delete them first (`orphanDependents: false`, else
+/// `propagationPolicy: Foreground`, else as it was). Others keep their place; one added
+/// goes last.
+fn propagation_finalizers(namespace: &mut Value, options: &Value) {
+    let mut finalizers: Vec<Value> = namespace["metadata"]["finalizers"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let has = |list: &[Value], f: &str| list.iter().any(|x| x == f);
+    let orphan_dependents = options["orphanDependents"].as_bool();
+    let policy = options["propagationPolicy"].as_str();
+    let orphan = orphan_dependents
+        .or(policy.map(|p| p == "Orphan"))
+        .unwrap_or_else(|| has(&finalizers, "orphan"));
+    let foreground = orphan_dependents
+        .map(|o| !o)
+        .or(policy.map(|p| p == "Foreground"))
+        .unwrap_or_else(|| has(&finalizers, "foregroundDeletion"));
+    let before = finalizers.clone();
+    for (finalizer, wanted) in [("orphan", orphan), ("foregroundDeletion", foreground)] {
+        match (wanted, has(&finalizers, finalizer)) {
+            (true, false) => finalizers.push(json!(finalizer)),
+            (false, true) => finalizers.retain(|f| f != finalizer),
+            _ => {}
+        }
+    }
+    if finalizers == before {
+        return;
+    }
+    match finalizers.is_empty() {
+        true => {
+            if let Value::Object(m) = &mut namespace["metadata"] {
+                m.remove("finalizers");
+            }
+        }
+        false => namespace["metadata"]["finalizers"] = json!(finalizers),
     }
 }

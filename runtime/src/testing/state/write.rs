@@ -236,6 +236,7 @@ impl State {
                 .map(|v| (200, v));
         }
         let status_only = t.subresource.as_deref() == Some("status");
+        let finalize = t.subresource.as_deref() == Some("finalize");
         let api_version = self.entry(t).api_version(&t.version);
         let replaced = matches!(change, Change::Replace(_));
         let (mut new, applied) = match change {
@@ -327,6 +328,9 @@ impl State {
             r
         } else {
             request::keep_server_fields(&mut new, &existing, self.version(t).status);
+            if finalize {
+                self.prepare_finalize(&mut new);
+            }
             new
         };
         if status_only {
@@ -352,6 +356,8 @@ impl State {
         // generation.
         let mut allocated = None;
         match self.entry(t).builtin {
+            // The finalize strategy keeps what the request wrote (see above).
+            Some(_) if finalize => {}
             Some(builtin) if !status_only => {
                 builtin.prepare_for_update(&t.version, &mut result, &existing);
                 // The allocation is kept once the update is stored.
@@ -388,28 +394,19 @@ impl State {
         {
             return Ok((200, existing));
         }
-        // `ShouldDeleteDuringUpdate`: the last finalizer of an object marked for deletion is
-        // gone, and no grace period is running (a Pod inside its own stays).
-        let finalizers_done = existing["metadata"]["deletionTimestamp"].is_string()
-            && existing["metadata"]["deletionGracePeriodSeconds"]
-                .as_i64()
-                .is_none_or(|g| g == 0)
-            && result["metadata"]["finalizers"]
-                .as_array()
-                .is_none_or(|f| f.is_empty());
+        let finalizers_done = self.deleted_by_update(t, &existing, &result);
         if w.dry_run {
             kubegen_go::json::through_storage(&mut result);
             return Ok((200, result));
         }
         if finalizers_done {
             // The apiserver deletes the stored object rather than storing the update: watchers
-            // see it DELETED as it was, the writer gets its update back.
-            if let Some(removed) = self.remove(key) {
-                result["metadata"]["resourceVersion"] =
-                    removed["metadata"]["resourceVersion"].clone();
-                if self.is_service(t) {
-                    self.services.release(&removed);
-                }
+            // see it DELETED as it was, the writer gets its update back (at the
+            // resourceVersion it updated).
+            if let Some(removed) = self.remove(key)
+                && self.is_service(t)
+            {
+                self.services.release(&removed);
             }
             return Ok((200, self.present(t, &result)?));
         }

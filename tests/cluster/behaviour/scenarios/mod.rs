@@ -6,6 +6,7 @@ mod daemonset;
 pub mod deployment;
 mod gc;
 pub mod job;
+mod namespace;
 mod replicaset;
 mod statefulset;
 
@@ -22,5 +23,6 @@ pub fn all() -> Vec<Scenario> {
     all.extend(gc::scenarios());
     all.extend(job::scenarios());
     all.extend(cronjob::scenarios());
+    all.extend(namespace::scenarios());
     all
 }

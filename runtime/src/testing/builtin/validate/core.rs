@@ -76,6 +76,8 @@ pub(super) fn validate(
             errs
         }
         ("Namespace", Write::Create) => meta.first(write, namespace_finalizers(object)),
+        // A main-resource update keeps the stored finalizers; `/finalize` writes them.
+        ("Namespace", Write::Update(_)) => meta.first(write, namespace_finalize(object)),
         // A core v1 request gets the legacy checks only, without object metadata.
         ("Event", Write::Create | Write::Update(_)) => events::legacy_event(object, false),
         _ => return None,
@@ -222,18 +224,34 @@ fn json_key(bytes: &Option<Vec<u8>>, name: &str) -> Option<FieldError> {
 fn namespace_finalizers(ns: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for f in list(get(ns, "spec"), "finalizers") {
+        errs.extend(finalizer_name(f.as_str().unwrap_or(""), "spec.finalizers"));
+    }
+    errs
+}
+
+/// `validateFinalizerName` of one of a namespace's `spec.finalizers`, at `path`.
+fn finalizer_name(f: &str, path: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for msg in qualified_name(f) {
+        errs.push(FieldError::invalid(path, BadValue::str(f), msg));
+    }
+    if !f.contains('/') && f != "kubernetes" {
+        errs.push(FieldError::invalid(
+            path,
+            BadValue::str(f),
+            "name is neither a standard finalizer name nor is it fully qualified",
+        ));
+    }
+    errs
+}
+
+/// `ValidateNamespaceFinalizeUpdate`'s `spec.finalizers`, each at its index.
+fn namespace_finalize(ns: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for (i, f) in list(get(ns, "spec"), "finalizers").iter().enumerate() {
         let f = f.as_str().unwrap_or("");
-        let path = "spec.finalizers";
-        for msg in qualified_name(f) {
-            errs.push(FieldError::invalid(path, BadValue::str(f), msg));
-        }
-        if !f.contains('/') && f != "kubernetes" {
-            errs.push(FieldError::invalid(
-                path,
-                BadValue::str(f),
-                "name is neither a standard finalizer name nor is it fully qualified",
-            ));
-        }
+        let path = format!("spec.finalizers[{i}]");
+        errs.extend(finalizer_name(f, &path));
     }
     errs
 }
