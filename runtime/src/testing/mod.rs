@@ -53,7 +53,7 @@ pub use self::controllers::{Controller, Controllers};
 #[cfg(feature = "envtest")]
 pub use self::envtest::{Envtest, EnvtestBuilder, EnvtestError};
 pub use self::http::ResponseBody;
-pub use self::kubelet::{Kubelet, PodFate};
+pub use self::kubelet::{Kubelet, KubeletTask, PodFate};
 pub use self::status::ApiError;
 /// A webhook configuration's `failurePolicy`, for [`ApiServer::admission_unavailable`]: with
 /// `Fail` the request fails (500 InternalError), with `Ignore` it is admitted as if the

@@ -37,14 +37,6 @@ impl Resource {
         }
     }
 
-    /// `apiVersion` of the resource's objects.
-    pub fn api_version(&self) -> String {
-        match self.group {
-            "" => self.version.to_owned(),
-            g => format!("{g}/{}", self.version),
-        }
-    }
-
     /// The resource's path, of a namespace's objects or (`namespace` empty) of all of them
     /// or of a cluster-scoped resource, with `name` and `subresource` appended when given.
     pub fn path(&self, namespace: &str, name: Option<&str>, subresource: Option<&str>) -> String {
@@ -99,8 +91,6 @@ pub(crate) struct Served {
     pub resource: Resource,
     pub kind: &'static str,
     pub namespaced: bool,
-    /// Whether it is one of the apiserver's own kinds (not a custom resource).
-    pub builtin: bool,
     /// Every version the kind is served at.
     pub versions: Vec<&'static str>,
 }
@@ -109,7 +99,6 @@ pub(crate) struct Served {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Patch {
     Merge,
-    Json,
     Strategic,
 }
 
@@ -117,7 +106,6 @@ impl Patch {
     fn content_type(self) -> &'static str {
         match self {
             Patch::Merge => "application/merge-patch+json",
-            Patch::Json => "application/json-patch+json",
             Patch::Strategic => "application/strategic-merge-patch+json",
         }
     }
@@ -194,7 +182,6 @@ impl Api {
                 resource: Resource::new(k.group, k.storage, k.plural),
                 kind: k.kind,
                 namespaced: k.scope == Scope::Namespaced,
-                builtin: k.builtin.is_some(),
                 versions: k
                     .versions
                     .iter()

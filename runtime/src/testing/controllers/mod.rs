@@ -21,9 +21,6 @@
 //! done. Times come from the server's [`Clock`](crate::testing::Clock), which a test can
 //! freeze and advance.
 
-// The framework's surface is wider than the controllers written so far use.
-#![allow(dead_code, unused_imports)]
-
 mod api;
 mod cronjob;
 mod daemonset;

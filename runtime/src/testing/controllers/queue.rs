@@ -125,12 +125,14 @@ impl Queue {
     }
 
     /// How many keys wait in any way.
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    fn len(&self) -> usize {
         self.ready.len() + self.timers.len() + self.backoff.len()
     }
 
     /// Whether no key waits.
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    fn is_empty(&self) -> bool {
         self.len() == 0
     }
 }

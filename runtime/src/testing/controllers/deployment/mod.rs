@@ -33,8 +33,6 @@ use super::replicaset::namespace_terminating;
 use super::{Api, Change, ChangeType, Cx, Outcome, Queue, Refused, Run, SyncError};
 use crate::testing::builtin::validate::LabelSelector;
 
-pub(crate) use self::template::pod_template_hash;
-
 /// The ReplicaSets' apiVersion and the Deployment's kind, as controller references name them.
 const API_VERSION: &str = "apps/v1";
 const KIND: &str = "Deployment";
