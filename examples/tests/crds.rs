@@ -510,3 +510,74 @@ async fn three_operator_replicas_fail_over_when_the_leader_is_killed(e: TestEnv)
         Some("the Lease was released")
     );
 }
+
+#[kubegen::test(controllers)]
+async fn with_the_cluster_a_cronjobs_run_completes_and_leaves_its_active_list(e: TestEnv) {
+    use k8s_openapi::api::batch::v1::Job;
+    use k8s_openapi::api::core::v1::Pod;
+    use kubegen::manager::LeaderElection;
+    use kubegen_examples::cronjob::{CronJob, CronJobClientExt};
+    use kubegen_examples::operator::{CRONJOB_LABEL, Log, manager};
+    let ns = &e.namespace;
+    let election = LeaderElection::new(ns, "cronjob-operator");
+    let metrics = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    let operator = manager(&e.client, ns, election, metrics, &Log::default()).unwrap();
+    let stop = tokio_util::sync::CancellationToken::new();
+    let running = tokio::spawn(operator.run(stop.clone()));
+
+    let spec = json!({
+        "schedule": "0 2 * * *",
+        "jobTemplate": {"spec": {"template": {"spec": {
+            "restartPolicy": "OnFailure",
+            "containers": [{"name": "hello", "image": "busybox", "command": ["date"]}],
+        }}}},
+    });
+    let cron_jobs = e.client.cron_jobs(ns);
+    let created = cron_jobs
+        .create(&CronJob::new(
+            "nightly",
+            serde_json::from_value(spec).unwrap(),
+        ))
+        .await
+        .unwrap();
+
+    // The operator starts the first run; kube-controller-manager's Job controller makes its
+    // Pod, the kubelet runs it to success, the Job completes, and the operator takes it off
+    // the CronJob's active list.
+    let runs = kube::Api::<Job>::namespaced(e.client.clone(), ns);
+    let selector = kube::api::ListParams::default().labels(&format!("{CRONJOB_LABEL}=nightly"));
+    let mut done = None;
+    for _ in 0..1500 {
+        let cron_job = cron_jobs.get("nightly").await.unwrap();
+        let status = cron_job.status.clone().unwrap_or_default();
+        let listed = runs.list(&selector).await.unwrap().items;
+        if status.last_schedule_time.is_some() && status.active.is_none() && listed.len() == 1 {
+            done = Some(listed[0].clone());
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let run = done.expect("the CronJob's run completes and leaves its active list");
+    let owner = &run.metadata.owner_references.as_ref().unwrap()[0];
+    assert_eq!(owner.uid, created.metadata.uid.unwrap());
+    let status = run.status.unwrap();
+    assert_eq!(status.succeeded, Some(1));
+    let complete = (status.conditions.iter().flatten())
+        .find(|c| c.type_ == "Complete")
+        .unwrap();
+    assert_eq!(complete.status, "True");
+    assert!(status.completion_time.is_some());
+    let pods = kube::Api::<Pod>::namespaced(e.client.clone(), ns)
+        .list(&kube::api::ListParams::default().labels(&format!(
+            "batch.kubernetes.io/job-name={}",
+            run.metadata.name.unwrap()
+        )))
+        .await
+        .unwrap()
+        .items;
+    assert_eq!(pods.len(), 1, "{pods:#?}");
+    let phase = pods[0].status.as_ref().and_then(|s| s.phase.as_deref());
+    assert_eq!(phase, Some("Succeeded"));
+    stop.cancel();
+    running.await.unwrap().unwrap();
+}

@@ -217,9 +217,19 @@ impl Operator {
             .flatten()
             .find(|c| c.type_ == "Ready")
             .cloned();
+        // The runs still going, as kubebuilder's tutorial keeps them: its Jobs without a
+        // finished condition (a Job kube-controller-manager completed leaves the list).
+        let mut active: Vec<ObjectReference> = (self.runs(job, ns, name).await?.iter())
+            .filter(|run| !finished(run))
+            .map(reference)
+            .collect();
+        let same_runs = |observed: &[ObjectReference]| {
+            let key = |r: &ObjectReference| (r.name.clone(), r.uid.clone());
+            observed.iter().map(key).eq(active.iter().map(key))
+        };
         let unchanged = current.as_ref().is_some_and(|c| {
             c.status == status && c.reason == reason && c.observed_generation == generation
-        });
+        }) && same_runs(observed.active.as_deref().unwrap_or_default());
         if unchanged {
             return Ok(());
         }
@@ -237,7 +247,6 @@ impl Operator {
             last_transition_time: transition,
         }]);
         let mut last = observed.last_schedule_time.clone();
-        let mut active = observed.active.clone().unwrap_or_default();
         if !suspended && last.is_none() {
             // The first run is scheduled at the CronJob's creation, so a retried reconcile
             // applies the same child again rather than a second one.
@@ -345,28 +354,33 @@ impl Operator {
             "Schedule",
             Some(format!("started job {run_name}")),
         );
-        Ok(ObjectReference {
-            api_version: Some(Job::API_VERSION.into()),
-            kind: Some(Job::KIND.into()),
-            name: Some(run_name),
-            namespace: Some(ns.into()),
-            uid: created.metadata.uid,
-            ..ObjectReference::default()
-        })
+        Ok(reference(&created))
+    }
+
+    /// The Jobs `job` controls (labelled with its name, its controller reference on them).
+    async fn runs(&self, job: &CronJob, ns: &str, name: &str) -> Result<Vec<Job>, ClientError> {
+        let selector = ListParams::default().labels(&format!("{CRONJOB_LABEL}={name}"));
+        let mut runs = self.jobs(ns).list(&selector).await?.items;
+        let controlled = |o: &OwnerReference| {
+            o.controller == Some(true) && Some(&o.uid) == job.metadata.uid.as_ref()
+        };
+        runs.retain(|run| {
+            run.metadata
+                .owner_references
+                .iter()
+                .flatten()
+                .any(controlled)
+        });
+        Ok(runs)
     }
 
     /// Deletes the Jobs `job` controls; how many went. In the background, as `kubectl
     /// delete` does: a `batch/v1` Job's own default would orphan its pods.
     async fn delete_jobs(&self, job: &CronJob, ns: &str, name: &str) -> Result<usize, ClientError> {
         let jobs = self.jobs(ns);
-        let selector = ListParams::default().labels(&format!("{CRONJOB_LABEL}={name}"));
         let mut deleted = 0;
-        for child in jobs.list(&selector).await?.items {
-            let controlled =
-                child.metadata.owner_references.iter().flatten().any(|o| {
-                    o.controller == Some(true) && Some(&o.uid) == job.metadata.uid.as_ref()
-                });
-            let Some(child_name) = child.metadata.name.as_deref().filter(|_| controlled) else {
+        for child in self.runs(job, ns, name).await? {
+            let Some(child_name) = child.metadata.name.as_deref() else {
                 continue;
             };
             match jobs.delete(child_name, &DeleteParams::background()).await {
@@ -376,5 +390,26 @@ impl Operator {
             }
         }
         Ok(deleted)
+    }
+}
+
+/// Whether a Job has finished: its `Complete` or `Failed` condition is true.
+fn finished(run: &Job) -> bool {
+    let mut conditions = run
+        .status
+        .iter()
+        .flat_map(|s| s.conditions.iter().flatten());
+    conditions.any(|c| (c.type_ == "Complete" || c.type_ == "Failed") && c.status == "True")
+}
+
+/// A reference to a Job, as a CronJob's `status.active` lists it.
+fn reference(run: &Job) -> ObjectReference {
+    ObjectReference {
+        api_version: Some(Job::API_VERSION.into()),
+        kind: Some(Job::KIND.into()),
+        name: run.metadata.name.clone(),
+        namespace: run.metadata.namespace.clone(),
+        uid: run.metadata.uid.clone(),
+        ..ObjectReference::default()
     }
 }

@@ -1,11 +1,15 @@
 //! The sample-controller on both backends: a Foo gets its Deployment, the Deployment's status
 //! reaches the Foo, replicas follow the Foo, and a Deployment the Foo does not control is left
-//! alone with a Warning event. No kube-controller-manager runs on either backend, so the tests
-//! write the Deployment's status themselves.
+//! alone with a Warning event. Most tests run without kube-controller-manager and write the
+//! Deployment's status themselves; the `#[kubegen::test(controllers)]` ones run with the
+//! cluster's controllers and a kubelet (in memory, or Envtest with kube-controller-manager), so
+//! the Deployment really becomes Available and deleting the Foo really collects its children.
 
 use std::future::Future;
 use std::time::Duration;
 
+use k8s_openapi::api::apps::v1::ReplicaSet;
+use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{Patch, PatchParams};
 use kubegen::builtin::BuiltinClientExt;
@@ -279,4 +283,134 @@ async fn a_foos_replicas_are_between_1_and_10(e: TestEnv) {
             "{message}"
         );
     }
+}
+
+/// The ReplicaSets and Pods of the test's namespace the Foo `name` made (the sample-controller
+/// labels its Deployment's template `controller: <Foo>`).
+async fn children(e: &TestEnv, name: &str) -> (Vec<ReplicaSet>, Vec<Pod>) {
+    let params = kube::api::ListParams::default().labels(&format!("controller={name}"));
+    let replica_sets = e.client.replica_sets(&e.namespace).list(&params).await;
+    let pods = e.client.pods(&e.namespace).list(&params).await;
+    (replica_sets.unwrap().items, pods.unwrap().items)
+}
+
+#[kubegen::test(controllers)]
+async fn with_the_cluster_a_foo_becomes_available_and_deleting_it_collects_its_deployment(
+    e: TestEnv,
+) {
+    let running = Running::start(&e);
+    let foos = e.client.foos(&e.namespace);
+    foos.create(&foo("live", "live-nginx", 2)).await.unwrap();
+
+    // The Deployment controller makes a ReplicaSet, that one two Pods, the kubelet runs them,
+    // the Deployment reports them available, and the sample-controller copies that.
+    let synced = eventually("the Foo's status says 2 available", || async {
+        let current = foos.get("live").await.unwrap();
+        (current.status.as_ref()?.available_replicas == 2).then_some(current)
+    })
+    .await;
+    assert_eq!(synced.metadata.generation, Some(1));
+    let deployment = e.client.deployments(&e.namespace);
+    let deployment = deployment.get("live-nginx").await.unwrap();
+    let status = deployment.status.clone().unwrap();
+    assert_eq!(
+        (
+            status.replicas,
+            status.ready_replicas,
+            status.updated_replicas
+        ),
+        (Some(2), Some(2), Some(2))
+    );
+    let available = (status.conditions.iter().flatten())
+        .find(|c| c.type_.as_deref() == Some("Available"))
+        .unwrap();
+    assert_eq!(
+        (available.status.as_deref(), available.reason.as_deref()),
+        (Some("True"), Some("MinimumReplicasAvailable"))
+    );
+    let (replica_sets, pods) = children(&e, "live").await;
+    assert_eq!(replica_sets.len(), 1, "{replica_sets:#?}");
+    let replica_set = &replica_sets[0];
+    let owner = &replica_set.metadata.owner_references.as_ref().unwrap()[0];
+    assert_eq!(
+        (owner.kind.as_str(), Some(&owner.uid)),
+        ("Deployment", deployment.metadata.uid.as_ref())
+    );
+    assert_eq!(pods.len(), 2, "{pods:#?}");
+    for pod in &pods {
+        let owner = &pod.metadata.owner_references.as_ref().unwrap()[0];
+        assert_eq!(
+            owner.uid.as_str(),
+            replica_set.metadata.uid.as_deref().unwrap()
+        );
+        assert_eq!(
+            pod.status.as_ref().and_then(|s| s.phase.as_deref()),
+            Some("Running")
+        );
+    }
+    running.stop().await;
+
+    // Deleting the Foo (background propagation, a custom resource's default) lets the
+    // garbage collector take the Deployment, then its ReplicaSet, then the Pods.
+    foos.delete("live", &Default::default()).await.unwrap();
+    eventually(
+        "the Deployment, ReplicaSet and Pods are collected",
+        || async {
+            let deployments = e.client.deployments(&e.namespace);
+            let gone = deployments.get_opt("live-nginx").await.unwrap().is_none();
+            let (replica_sets, pods) = children(&e, "live").await;
+            (gone && replica_sets.is_empty() && pods.is_empty()).then_some(())
+        },
+    )
+    .await;
+}
+
+#[kubegen::test(controllers)]
+async fn with_the_cluster_deleting_the_namespace_removes_everything(e: TestEnv) {
+    let running = Running::start(&e);
+    let foos = e.client.foos(&e.namespace);
+    foos.create(&foo("doomed", "doomed-nginx", 1))
+        .await
+        .unwrap();
+    eventually("the Foo's status says 1 available", || async {
+        let current = foos.get("doomed").await.unwrap();
+        (current.status?.available_replicas == 1).then_some(())
+    })
+    .await;
+    running.stop().await;
+
+    // The namespace controller deletes the Foo, the Deployment, its ReplicaSet and Pod,
+    // and the rest (the default ServiceAccount, kube-root-ca.crt, events), then the
+    // namespace itself.
+    let namespaces = e.client.namespaces();
+    namespaces
+        .delete(&e.namespace, &Default::default())
+        .await
+        .unwrap();
+    let terminating = namespaces.get(&e.namespace).await.unwrap();
+    let phase = terminating.status.and_then(|s| s.phase);
+    assert_eq!(phase.as_deref(), Some("Terminating"));
+    for _ in 0..3000 {
+        if namespaces.get_opt(&e.namespace).await.unwrap().is_none() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        namespaces.get_opt(&e.namespace).await.unwrap().is_none(),
+        "the namespace is gone within a minute"
+    );
+    let foos = e
+        .client
+        .foos_all_namespaces()
+        .list(&Default::default())
+        .await
+        .unwrap();
+    assert!(
+        (foos.items.iter()).all(|f| f.metadata.namespace.as_deref() != Some(&e.namespace)),
+        "{:#?}",
+        foos.items
+    );
+    let (replica_sets, pods) = children(&e, "doomed").await;
+    assert!(replica_sets.is_empty() && pods.is_empty());
 }
