@@ -6,13 +6,20 @@
 //!   Foo, wait until its Deployment is in the cache, write the Deployment's status
 //!   (`availableReplicas: 1`, as kube-controller-manager would), wait until the Foo's status
 //!   says so. Waits read a cache of the benchmark's own, woken by its watch events.
+//! - `lifecycle`: the same Foo with a cluster around it: kube-controller-manager's
+//!   controllers and a kubelet (in memory: `ApiServer::start_controllers`; on Envtest its
+//!   kube-controller-manager and the test `Kubelet` as a client). Create the Foo, wait until
+//!   its Deployment, ReplicaSet and Pod are up and the Foo's status says 1 available; delete
+//!   the Foo and wait until the garbage collector has taken the Deployment, its ReplicaSet and
+//!   its Pod.
 //! - `deployment_write`: a Deployment created (POST) and scaled by a strategic merge patch,
 //!   the same request bytes on both servers; the CPU time the server spent on them, per
 //!   write: the in-memory server called as a tower service in this process (nothing else
 //!   runs in it meanwhile), the kube-apiserver process's own CPU time for Envtest (etcd's not
 //!   counted).
 //!
-//! The Envtest half runs when `KUBEBUILDER_ASSETS` is set and the `envtest` feature is on:
+//! The Envtest half runs when `KUBEBUILDER_ASSETS` is set and the `envtest` feature is on (its
+//! `lifecycle` also needs kube-controller-manager in the assets directory):
 //! `KUBEBUILDER_ASSETS=$(../shared/k8s/install) cargo bench --all-features --bench
 //! sample_controller`. At the end it prints the mean time per scenario and per write on each
 //! server, their ratio, and the CPU per write.
@@ -25,12 +32,14 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use criterion::Criterion;
 use http_body_util::{BodyExt, Full};
-use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
+use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Patch, PatchParams};
 use kubegen::builtin::{BuiltinClientExt, BuiltinInformersExt};
 use kubegen::cache::Lister;
 use kubegen::informer::{ResourceEventHandler, SharedInformerFactory};
-use kubegen::testing::ApiServer;
+use kubegen::selector::LabelSelector;
+use kubegen::testing::{ApiServer, Controllers, Kubelet, KubeletTask};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
@@ -59,6 +68,9 @@ impl<K: Send + Sync + 'static> ResourceEventHandler<K> for Wake {
     fn on_update(&self, _: &Arc<K>, _: &Arc<K>) {
         self.0.send_modify(|n| *n += 1);
     }
+    fn on_delete(&self, _: &Arc<K>) {
+        self.0.send_modify(|n| *n += 1);
+    }
 }
 
 /// One server with the controller running on it, and the benchmark's own cache of Foos and
@@ -70,8 +82,12 @@ struct Backend {
     _factory: SharedInformerFactory,
     foos: Lister<Foo>,
     deployments: Lister<Deployment>,
+    replica_sets: Lister<ReplicaSet>,
+    pods: Lister<Pod>,
     changed: watch::Receiver<u64>,
     next: usize,
+    /// The kubelet of a real cluster, reporting Pods as the in-memory server's does.
+    _kubelet: Option<KubeletTask>,
 }
 
 impl Backend {
@@ -84,8 +100,12 @@ impl Backend {
         let (wake, changed) = watch::channel(0);
         let foos = factory.informer::<Foo>();
         let deployments = factory.deployments();
+        let replica_sets = factory.replica_sets();
+        let pods = factory.pods();
         foos.add_event_handler(Wake(wake.clone()));
-        deployments.add_event_handler(Wake(wake));
+        deployments.add_event_handler(Wake(wake.clone()));
+        replica_sets.add_event_handler(Wake(wake.clone()));
+        pods.add_event_handler(Wake(wake));
         factory.start();
         factory
             .wait_for_sync(PATIENCE)
@@ -97,10 +117,22 @@ impl Backend {
             stop,
             foos: foos.lister(),
             deployments: deployments.lister(),
+            replica_sets: replica_sets.lister(),
+            pods: pods.lister(),
             _factory: factory,
             changed,
             next: 0,
+            _kubelet: None,
         }
+    }
+
+    /// [`start`](Backend::start) on a real cluster whose kube-controller-manager runs, with
+    /// the test kubelet for `NAMESPACE`.
+    async fn start_with_kubelet(name: &'static str, client: kube::Client) -> Backend {
+        let kubelet = Kubelet::new().run(client.clone(), Some(NAMESPACE));
+        let mut backend = Backend::start(name, client).await;
+        backend._kubelet = Some(kubelet);
+        backend
     }
 
     /// Waits until `ready` holds of the cache, looking again after every event.
@@ -150,6 +182,56 @@ impl Backend {
             cached
                 .and_then(|f| f.status.clone())
                 .is_some_and(|s| s.available_replicas == 1)
+        })
+        .await;
+    }
+}
+
+impl Backend {
+    /// How many of the Foo `name`'s Deployment, ReplicaSets and Pods are cached (the
+    /// sample-controller labels them `controller: <Foo>`).
+    fn children(&self, name: &str) -> usize {
+        let everything = LabelSelector::everything();
+        let labelled = |labels: Option<&BTreeMap<String, String>>| {
+            labels.and_then(|l| l.get("controller")).map(String::as_str) == Some(name)
+        };
+        let deployment = self.deployments.namespace(NAMESPACE).get(name).is_some();
+        let replica_sets = (self.replica_sets.list(&everything).iter())
+            .filter(|r| labelled(r.metadata.labels.as_ref()))
+            .count();
+        let pods = (self.pods.list(&everything).iter())
+            .filter(|p| labelled(p.metadata.labels.as_ref()))
+            .count();
+        usize::from(deployment) + replica_sets + pods
+    }
+
+    /// One Foo's life with the cluster around it: created, its Deployment available through
+    /// a ReplicaSet and a Ready Pod, the Foo's status following; then deleted, and its
+    /// Deployment, ReplicaSet and Pod garbage-collected.
+    async fn lifecycle(&mut self) {
+        let name = format!("life-{}", self.next);
+        self.next += 1;
+        let spec = FooSpec {
+            deployment_name: name.clone(),
+            replicas: Some(1),
+        };
+        let foos = self.client.foos(NAMESPACE);
+        foos.create(&Foo::new(&name, spec))
+            .await
+            .expect("the Foo is created");
+        // The cache's kinds are watched apart: the Foo's status may arrive before its Pod.
+        self.until("the Foo's status says its Deployment is available", |b| {
+            let cached = b.foos.namespace(NAMESPACE).get(&name);
+            let available =
+                (cached.and_then(|f| f.status.clone())).is_some_and(|s| s.available_replicas == 1);
+            available && b.children(&name) == 3 // a Deployment, a ReplicaSet, a Pod
+        })
+        .await;
+        foos.delete(&name, &Default::default())
+            .await
+            .expect("the Foo is deleted");
+        self.until("the Deployment, ReplicaSet and Pod are collected", |b| {
+            b.children(&name) == 0
         })
         .await;
     }
@@ -294,14 +376,7 @@ impl Servers {
                 let env = kubegen::testing::Envtest::start()
                     .await
                     .expect("Envtest starts");
-                let namespace: k8s_openapi::api::core::v1::Namespace =
-                    serde_json::from_value(serde_json::json!({"metadata": {"name": NAMESPACE}}))
-                        .expect("a namespace");
-                env.client()
-                    .namespaces()
-                    .create(&namespace)
-                    .await
-                    .expect("the namespace is created");
+                create_namespace(&env.client()).await;
                 Some(env)
             }
             false => None,
@@ -322,6 +397,53 @@ impl Servers {
             envtest,
         }
     }
+}
+
+/// The lifecycle's backends: an in-memory server running the controllers and a kubelet, and
+/// (when configured, and its assets have kube-controller-manager) Envtest running
+/// kube-controller-manager beside a client-side kubelet. Each comes with what keeps its
+/// server up.
+fn lifecycle_backends(runtime: &tokio::runtime::Runtime) -> Vec<(Backend, Box<dyn std::any::Any>)> {
+    let memory = ApiServer::new();
+    memory.start_controllers(Controllers::all().kubelet(Kubelet::new()));
+    memory
+        .create_namespace(NAMESPACE)
+        .unwrap_or_else(|e| panic!("creating {NAMESPACE}: {}", e.message));
+    let backend = runtime.block_on(Backend::start("in_memory", memory.client()));
+    let mut backends: Vec<(Backend, Box<dyn std::any::Any>)> = vec![(backend, Box::new(memory))];
+    #[cfg(feature = "envtest")]
+    if std::env::var_os("KUBEBUILDER_ASSETS").is_some_and(|v| !v.is_empty()) {
+        let started = runtime.block_on(
+            kubegen::testing::Envtest::builder()
+                .controller_manager(true)
+                .start(),
+        );
+        match started {
+            Ok(env) => {
+                let client = env.client();
+                runtime.block_on(create_namespace(&client));
+                let backend = runtime.block_on(Backend::start_with_kubelet("envtest", client));
+                backends.push((backend, Box::new(env)));
+            }
+            Err(e) => {
+                eprintln!("lifecycle in memory only: Envtest with kube-controller-manager: {e}")
+            }
+        }
+    }
+    backends
+}
+
+/// Creates `NAMESPACE` on a real apiserver.
+#[cfg(feature = "envtest")]
+async fn create_namespace(client: &kube::Client) {
+    let namespace: k8s_openapi::api::core::v1::Namespace =
+        serde_json::from_value(serde_json::json!({"metadata": {"name": NAMESPACE}}))
+            .expect("a namespace");
+    client
+        .namespaces()
+        .create(&namespace)
+        .await
+        .expect("the namespace is created");
 }
 
 fn main() {
@@ -417,22 +539,76 @@ fn main() {
         });
     }
     group.finish();
+
+    // The lifecycle, on servers of its own with the cluster's controllers.
+    let mut life = lifecycle_backends(&runtime);
+    let lifecycle: BTreeMap<&str, RefCell<Totals>> = life
+        .iter()
+        .map(|(b, _)| (b.name, RefCell::default()))
+        .collect();
+    let mut group = criterion.benchmark_group("lifecycle");
+    // Seconds per iteration on Envtest: ten samples of one iteration each.
+    group.sampling_mode(criterion::SamplingMode::Flat);
+    for (backend, _) in &mut life {
+        let totals = &lifecycle[backend.name];
+        group.bench_function(backend.name, |b| {
+            b.iter_custom(|iterations| {
+                let started = Instant::now();
+                runtime.block_on(async {
+                    for _ in 0..iterations {
+                        backend.lifecycle().await;
+                    }
+                });
+                let took = started.elapsed();
+                totals.borrow_mut().add(iterations, took, 0.0);
+                took
+            })
+        });
+    }
+    group.finish();
     criterion.final_summary();
 
     let memory = scenario["in_memory"].borrow();
-    println!(
-        "sample-controller round trip (create Foo, Deployment appears, its status written, \
-         Foo status follows), mean of {} in memory: {:.3} ms",
-        memory.iterations,
-        memory.mean() * 1e3
-    );
-    if let Some(envtest) = scenario.get("envtest").map(RefCell::borrow) {
+    // A filtered run (`cargo bench ... -- lifecycle`) measured only some groups.
+    if memory.iterations > 0 {
         println!(
-            "  on Envtest, mean of {}: {:.3} ms: in memory is {:.1}x as fast",
-            envtest.iterations,
-            envtest.mean() * 1e3,
-            envtest.mean() / memory.mean()
+            "sample-controller round trip (create Foo, Deployment appears, its status written, \
+         Foo status follows), mean of {} in memory: {:.3} ms",
+            memory.iterations,
+            memory.mean() * 1e3
         );
+        if let Some(envtest) = scenario.get("envtest").map(RefCell::borrow)
+            && envtest.iterations > 0
+        {
+            println!(
+                "  on Envtest, mean of {}: {:.3} ms: in memory is {:.1}x as fast",
+                envtest.iterations,
+                envtest.mean() * 1e3,
+                envtest.mean() / memory.mean()
+            );
+        }
+    }
+    let memory = lifecycle["in_memory"].borrow();
+    // A filtered run (`cargo bench ... -- lifecycle`) measured only some groups.
+    if memory.iterations > 0 {
+        println!(
+            "sample-controller lifecycle with the cluster's controllers (create Foo, Deployment \
+         available through a ReplicaSet and a Ready Pod, Foo status follows; delete Foo, \
+         Deployment, ReplicaSet and Pod collected), mean of {} in memory: {:.3} ms",
+            memory.iterations,
+            memory.mean() * 1e3
+        );
+        if let Some(envtest) = lifecycle.get("envtest").map(RefCell::borrow)
+            && envtest.iterations > 0
+        {
+            println!(
+                "  on Envtest with kube-controller-manager, mean of {}: {:.3} ms: in memory is \
+             {:.1}x as fast",
+                envtest.iterations,
+                envtest.mean() * 1e3,
+                envtest.mean() / memory.mean()
+            );
+        }
     }
     let memory = writes["in_memory"].borrow();
     println!(
