@@ -12,11 +12,13 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use futures::StreamExt;
 use kubegen::testing::{ApiServer, Controllers, TestEnv};
 use serde_json::Value;
 
 use super::behaviour::run::{Side, run};
 use super::behaviour::scenarios;
+use super::behaviour::script::Scenario;
 use crate::diff;
 
 const RECORDING: &str = concat!(
@@ -28,6 +30,9 @@ const RECORDING: &str = concat!(
 const INTENTIONAL: &[(&str, &str)] = &[];
 
 type Recording = BTreeMap<String, Vec<Value>>;
+
+/// How many scenarios run on the real cluster at once.
+const LIVE_AT_ONCE: usize = 4;
 
 /// The real cluster with kube-controller-manager the environment names, if any, serving
 /// the scenarios' custom kind.
@@ -81,21 +86,40 @@ async fn the_in_memory_controllers_behave_like_kube_controller_manager() {
     let mut recording = recorded.clone();
     recording.retain(|name, _| scenarios.iter().any(|s| &s.name == name));
     let only = std::env::var("KUBEGEN_BEHAVIOUR_ONLY").ok();
-    for (i, scenario) in scenarios.iter().enumerate() {
-        if only.as_deref().is_some_and(|o| !scenario.name.contains(o)) {
-            continue;
-        }
-        let namespace = format!("scenario-{}-{i}", std::process::id());
-        let ours = run(&memory, &namespace, scenario).await;
-        let reference = match &real {
-            Some(real) => {
-                let live = run(real, &namespace, scenario).await;
+    let selected: Vec<(usize, &Scenario)> = (scenarios.iter().enumerate())
+        .filter(|(_, s)| only.as_deref().is_none_or(|o| s.name.contains(o)))
+        .collect();
+    let namespace = |i: usize| format!("scenario-{}-{i}", std::process::id());
+    // The real cluster's side first, a few scenarios at once: each has a namespace, a
+    // kubelet and Nodes of its own, and most of its time is spent waiting for the cluster
+    // to settle.
+    let mut live: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
+    if let Some(real) = &real {
+        let runs = selected.iter().map(|&(i, scenario)| {
+            let namespace = namespace(i);
+            async move {
+                (
+                    scenario.name.as_str(),
+                    run(real, &namespace, scenario).await,
+                )
+            }
+        });
+        live = futures::stream::iter(runs)
+            .buffer_unordered(LIVE_AT_ONCE)
+            .collect()
+            .await;
+    }
+    for &(i, scenario) in &selected {
+        let ours = run(&memory, &namespace(i), scenario).await;
+        let reference = match live.remove(scenario.name.as_str()) {
+            Some(live) => {
                 if !record && recorded.get(&scenario.name) != Some(&live) {
                     report.stale.push(scenario.name.clone());
                 }
                 recording.insert(scenario.name.clone(), live.clone());
                 live
             }
+            None if real.is_some() => unreachable!("every selected scenario ran live"),
             None => match recorded.get(&scenario.name) {
                 Some(r) => r.clone(),
                 None => {
