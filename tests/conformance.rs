@@ -32,7 +32,6 @@ mod runner;
 mod script;
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use kubegen::testing::TestEnv;
 use serde_json::Value;
@@ -114,7 +113,7 @@ async fn the_in_memory_server_answers_like_the_apiserver() {
         "KUBEGEN_CONFORMANCE_RECORD needs a real apiserver (KUBEBUILDER_ASSETS or KUBEGEN_TEST_KUBECONFIG)"
     );
 
-    let mut report = Report::default();
+    let mut report = diff::Report::default();
     let mut recording = Recording::new();
     for (i, case) in cases.iter().enumerate() {
         let namespace = format!("conformance-{}-{i}", std::process::id());
@@ -138,10 +137,20 @@ async fn the_in_memory_server_answers_like_the_apiserver() {
                 }
             },
         };
-        report.compare(case, &ours, &reference);
+        let expected = case.requests();
+        assert_eq!(
+            reference.len(),
+            expected,
+            "{}: the reference has {} answers for {expected} requests",
+            case.name,
+            reference.len()
+        );
+        let intentional = INTENTIONAL.iter().any(|(name, _)| *name == case.name);
+        let labels = ("request", "apiserver");
+        report.compare(&case.name, intentional, labels, &ours, &reference);
     }
     if record {
-        std::fs::write(RECORDING, recording_text(&recording)).unwrap();
+        std::fs::write(RECORDING, diff::recording_text(&recording)).unwrap();
     }
 
     let against = if real.is_some() { "live" } else { "recorded" };
@@ -172,64 +181,4 @@ async fn the_in_memory_server_answers_like_the_apiserver() {
         report.total,
         report.differences
     );
-}
-
-/// The recording as one line per case, so a re-recording's diff names the cases that changed.
-fn recording_text(recording: &Recording) -> String {
-    let lines: Vec<String> = recording
-        .iter()
-        .map(|(name, answers)| {
-            format!(
-                "  {}: {}",
-                serde_json::to_string(name).unwrap(),
-                serde_json::to_string(answers).unwrap()
-            )
-        })
-        .collect();
-    format!("{{\n{}\n}}\n", lines.join(",\n"))
-}
-
-#[derive(Default)]
-struct Report {
-    total: usize,
-    agreed: usize,
-    intentional: usize,
-    differences: String,
-    unrecorded: Vec<String>,
-    stale: Vec<String>,
-}
-
-impl Report {
-    fn compare(&mut self, case: &script::Case, ours: &[Value], reference: &[Value]) {
-        let expected = case.requests();
-        assert_eq!(
-            reference.len(),
-            expected,
-            "{}: the reference has {} answers for {expected} requests",
-            case.name,
-            reference.len()
-        );
-        let intentional = INTENTIONAL.iter().any(|(name, _)| *name == case.name);
-        for (i, want) in reference.iter().enumerate() {
-            self.total += 1;
-            let got = ours.get(i).unwrap_or(&Value::Null);
-            if got == want {
-                self.agreed += 1;
-                continue;
-            }
-            if intentional {
-                self.intentional += 1;
-                continue;
-            }
-            let _ = writeln!(
-                self.differences,
-                "\n{} #{i}: {}",
-                case.name,
-                want["request"].as_str().unwrap_or("")
-            );
-            for line in diff::diff("", got, want, "apiserver") {
-                let _ = writeln!(self.differences, "    {line}");
-            }
-        }
-    }
 }

@@ -10,7 +10,6 @@
 //! live and the recording must still match. `KUBEGEN_BEHAVIOUR_RECORD=1` rewrites it.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use futures::StreamExt;
 use kubegen::testing::{ApiServer, Controllers, TestEnv};
@@ -81,7 +80,7 @@ async fn the_in_memory_controllers_behave_like_kube_controller_manager() {
         "KUBEGEN_BEHAVIOUR_RECORD needs a real cluster with kube-controller-manager"
     );
 
-    let mut report = Report::default();
+    let mut report = diff::Report::default();
     // A recording run keeps the scenarios it did not run (`KUBEGEN_BEHAVIOUR_ONLY`).
     let mut recording = recorded.clone();
     recording.retain(|name, _| scenarios.iter().any(|s| &s.name == name));
@@ -128,20 +127,12 @@ async fn the_in_memory_controllers_behave_like_kube_controller_manager() {
                 }
             },
         };
-        report.compare(&scenario.name, &ours, &reference);
+        let intentional = INTENTIONAL.iter().any(|(n, _)| *n == scenario.name);
+        let labels = ("step", "kcm");
+        report.compare(&scenario.name, intentional, labels, &ours, &reference);
     }
     if record {
-        let lines: Vec<String> = recording
-            .iter()
-            .map(|(name, steps)| {
-                format!(
-                    "  {}: {}",
-                    serde_json::to_string(name).unwrap(),
-                    serde_json::to_string(steps).unwrap()
-                )
-            })
-            .collect();
-        std::fs::write(RECORDING, format!("{{\n{}\n}}\n", lines.join(",\n"))).unwrap();
+        std::fs::write(RECORDING, diff::recording_text(&recording)).unwrap();
     }
     let against = if real.is_some() { "live" } else { "recorded" };
     println!(
@@ -170,40 +161,4 @@ async fn the_in_memory_controllers_behave_like_kube_controller_manager() {
         report.total,
         report.differences
     );
-}
-
-#[derive(Default)]
-struct Report {
-    total: usize,
-    agreed: usize,
-    intentional: usize,
-    differences: String,
-    unrecorded: Vec<String>,
-    stale: Vec<String>,
-}
-
-impl Report {
-    fn compare(&mut self, name: &str, ours: &[Value], reference: &[Value]) {
-        let intentional = INTENTIONAL.iter().any(|(n, _)| *n == name);
-        for (i, want) in reference.iter().enumerate() {
-            self.total += 1;
-            let got = ours.get(i).unwrap_or(&Value::Null);
-            if got == want {
-                self.agreed += 1;
-                continue;
-            }
-            if intentional {
-                self.intentional += 1;
-                continue;
-            }
-            let _ = writeln!(
-                self.differences,
-                "\n{name} #{i}: {}",
-                want["step"].as_str().unwrap_or("")
-            );
-            for line in diff::diff("", got, want, "kcm") {
-                let _ = writeln!(self.differences, "    {line}");
-            }
-        }
-    }
 }

@@ -1,7 +1,74 @@
-//! Where two JSON values differ, as `path: ours != <theirs> value` lines: what the conformance
-//! suites print for an answer or a snapshot that differs from the real server's.
+//! What the two conformance suites (the apiserver's answers, the cluster's behaviour) share:
+//! where two JSON values differ, as `path: ours != <theirs> value` lines, the tally of answers
+//! against the real server's, and their recording's text.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use serde_json::Value;
+
+/// A conformance suite's tally against the real server: answers compared, agreeing, differing
+/// on purpose, the differences printed, and the cases without a recording or whose recording
+/// the live server no longer matches.
+#[derive(Default)]
+pub struct Report {
+    pub total: usize,
+    pub agreed: usize,
+    pub intentional: usize,
+    pub differences: String,
+    pub unrecorded: Vec<String>,
+    pub stale: Vec<String>,
+}
+
+impl Report {
+    /// Compares case `name`'s answers, ours against the reference's one by one; `label` is the
+    /// key naming each answer (`step`, `request`), `who` the other side. The differences of an
+    /// `intentional` case are counted, not printed.
+    pub fn compare(
+        &mut self,
+        name: &str,
+        intentional: bool,
+        (label, who): (&str, &str),
+        ours: &[Value],
+        reference: &[Value],
+    ) {
+        for (i, want) in reference.iter().enumerate() {
+            self.total += 1;
+            let got = ours.get(i).unwrap_or(&Value::Null);
+            if got == want {
+                self.agreed += 1;
+                continue;
+            }
+            if intentional {
+                self.intentional += 1;
+                continue;
+            }
+            let _ = writeln!(
+                self.differences,
+                "\n{name} #{i}: {}",
+                want[label].as_str().unwrap_or("")
+            );
+            for line in diff("", got, want, who) {
+                let _ = writeln!(self.differences, "    {line}");
+            }
+        }
+    }
+}
+
+/// The recording as one line per case, so a re-recording's diff names the cases that changed.
+pub fn recording_text(recording: &BTreeMap<String, Vec<Value>>) -> String {
+    let lines: Vec<String> = recording
+        .iter()
+        .map(|(name, answers)| {
+            format!(
+                "  {}: {}",
+                serde_json::to_string(name).unwrap(),
+                serde_json::to_string(answers).unwrap()
+            )
+        })
+        .collect();
+    format!("{{\n{}\n}}\n", lines.join(",\n"))
+}
 
 /// The differences between `ours` and `theirs` under `path`, `who` naming the other side.
 pub fn diff(path: &str, ours: &Value, theirs: &Value, who: &str) -> Vec<String> {
