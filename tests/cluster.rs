@@ -14,6 +14,7 @@ mod cluster {
     pub mod job;
     pub mod kinds;
     pub mod namespace;
+    pub mod requests;
     pub mod statefulset;
 }
 #[path = "common/diff.rs"]

@@ -4,34 +4,15 @@
 
 use std::time::Duration;
 
-use http::{Method, Request};
+use http::Method;
 use kubegen::testing::{ApiServer, Controller, Controllers};
 use serde_json::{Value, json};
+
+use super::requests::{merge_patch, send};
 
 const MAPS: &str = "/api/v1/namespaces/default/configmaps";
 const PODS: &str = "/api/v1/namespaces/default/pods";
 const HOLD: &str = "example.com/hold";
-
-async fn send(server: &ApiServer, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
-    let mut request = Request::builder().method(method).uri(path);
-    if body.is_some() {
-        request = request.header(http::header::CONTENT_TYPE, "application/json");
-    }
-    let bytes = body
-        .map(|b| serde_json::to_vec(&b).unwrap())
-        .unwrap_or_default();
-    let response = server
-        .client()
-        .send(request.body(bytes).unwrap().map(Into::into))
-        .await
-        .unwrap();
-    let code = response.status().as_u16();
-    let bytes = http_body_util::BodyExt::collect(response.into_body())
-        .await
-        .unwrap()
-        .to_bytes();
-    (code, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
-}
 
 async fn create(server: &ApiServer, collection: &str, body: Value) -> Value {
     let (code, made) = send(server, Method::POST, collection, Some(body)).await;
@@ -157,27 +138,11 @@ async fn a_foreground_owner_waits_for_a_blocking_dependent() {
     let dep = get(&server, &format!("{MAPS}/dep")).await.expect("held");
     assert!(dep["metadata"]["deletionTimestamp"].is_string());
     let release = json!({"metadata": {"finalizers": null}});
-    let (code, _) = send_merge(&server, &format!("{MAPS}/dep"), release).await;
+    let (code, _) = merge_patch(&server, &format!("{MAPS}/dep"), release).await;
     assert_eq!(code, 200);
     server.settle().await;
     assert!(get(&server, &format!("{MAPS}/dep")).await.is_none());
     assert!(get(&server, &format!("{MAPS}/owner")).await.is_none());
-}
-
-async fn send_merge(server: &ApiServer, path: &str, patch: Value) -> (u16, Value) {
-    let request = Request::builder()
-        .method(Method::PATCH)
-        .uri(path)
-        .header(http::header::CONTENT_TYPE, "application/merge-patch+json")
-        .body(serde_json::to_vec(&patch).unwrap())
-        .unwrap();
-    let response = server.client().send(request.map(Into::into)).await.unwrap();
-    let code = response.status().as_u16();
-    let bytes = http_body_util::BodyExt::collect(response.into_body())
-        .await
-        .unwrap()
-        .to_bytes();
-    (code, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
 }
 
 #[tokio::test]
@@ -313,7 +278,7 @@ async fn a_recreated_owner_does_not_keep_the_old_ones_dependents() {
     server.settle().await;
     // The orphan went back under an owner of the same name, with the old uid.
     create(&server, MAPS, map("owner", json!([]), &[])).await;
-    let (code, _) = send_merge(
+    let (code, _) = merge_patch(
         &server,
         &format!("{MAPS}/dep"),
         json!({"metadata": {"ownerReferences": [reference(&old, false)]}}),

@@ -4,9 +4,11 @@
 
 use std::time::Duration;
 
-use http::{Method, Request};
+use http::Method;
 use kubegen::testing::{ApiServer, Controllers};
 use serde_json::{Value, json};
+
+use super::requests::{merge_patch, send};
 
 const T0: &str = "2030-01-01T00:00:00Z";
 
@@ -19,51 +21,20 @@ async fn cluster() -> ApiServer {
     server
 }
 
-async fn request(
-    server: &ApiServer,
-    method: Method,
-    path: &str,
-    body: Option<Value>,
-) -> (u16, Value) {
-    let bytes = body
-        .map(|b| serde_json::to_vec(&b).unwrap())
-        .unwrap_or_default();
-    let request = Request::builder()
-        .method(method)
-        .uri(path)
-        .header(http::header::CONTENT_TYPE, "application/json")
-        .body(bytes)
-        .unwrap();
-    let response = server.client().send(request.map(Into::into)).await.unwrap();
-    let code = response.status().as_u16();
-    let bytes = http_body_util::BodyExt::collect(response.into_body())
-        .await
-        .unwrap()
-        .to_bytes();
-    (code, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
-}
-
 /// A merge patch; the answer's code.
 async fn patch(server: &ApiServer, path: &str, body: Value) -> u16 {
-    let request = Request::builder()
-        .method(Method::PATCH)
-        .uri(path)
-        .header(http::header::CONTENT_TYPE, "application/merge-patch+json")
-        .body(serde_json::to_vec(&body).unwrap())
-        .unwrap();
-    let response = server.client().send(request.map(Into::into)).await.unwrap();
-    response.status().as_u16()
+    merge_patch(server, path, body).await.0
 }
 
 async fn get(server: &ApiServer, path: &str) -> Option<Value> {
-    match request(server, Method::GET, path, None).await {
+    match send(server, Method::GET, path, None).await {
         (200, v) => Some(v),
         _ => None,
     }
 }
 
 async fn create(server: &ApiServer, path: &str, body: Value) -> (u16, Value) {
-    request(server, Method::POST, path, Some(body)).await
+    send(server, Method::POST, path, Some(body)).await
 }
 
 async fn namespace(server: &ApiServer, name: &str) -> Option<Value> {
@@ -88,7 +59,7 @@ async fn make_namespace(server: &ApiServer, name: &str) {
 }
 
 async fn delete_namespace(server: &ApiServer, name: &str, options: Option<Value>) -> (u16, Value) {
-    request(
+    send(
         server,
         Method::DELETE,
         &format!("/api/v1/namespaces/{name}"),
@@ -341,7 +312,7 @@ async fn the_controller_sorts_other_spec_finalizers_and_leaves_them() {
         "kubernetes",
         "z.example.com/b"
     ]);
-    let (code, put) = request(
+    let (code, put) = send(
         &server,
         Method::PUT,
         "/api/v1/namespaces/fin/finalize",
@@ -383,7 +354,7 @@ async fn the_controller_sorts_other_spec_finalizers_and_leaves_them() {
     // the resourceVersion it updated.
     let mut body = ns.clone();
     body["spec"]["finalizers"] = json!([]);
-    let (code, last) = request(
+    let (code, last) = send(
         &server,
         Method::PUT,
         "/api/v1/namespaces/fin/finalize",
@@ -408,7 +379,7 @@ async fn a_namespace_without_spec_finalizers_waits_for_a_second_delete() {
     .await;
     let mut ns = namespace(&server, "bare").await.unwrap();
     ns["spec"]["finalizers"] = json!([]);
-    let (_, put) = request(
+    let (_, put) = send(
         &server,
         Method::PUT,
         "/api/v1/namespaces/bare/finalize",
@@ -508,7 +479,7 @@ async fn finalize_checks_each_finalizer_and_answers_other_methods_405() {
     let server = ApiServer::new();
     server.create_namespace("f").unwrap();
     let body = json!({"metadata": {"name": "f"}, "spec": {"finalizers": ["bad", "Bad/x"]}});
-    let (code, refused) = request(
+    let (code, refused) = send(
         &server,
         Method::PUT,
         "/api/v1/namespaces/f/finalize",
@@ -523,7 +494,7 @@ async fn finalize_checks_each_finalizer_and_answers_other_methods_405() {
         .map(|c| &c["field"])
         .collect();
     assert_eq!(fields, ["spec.finalizers[0]", "spec.finalizers[1]"]);
-    let (code, _) = request(
+    let (code, _) = send(
         &server,
         Method::PATCH,
         "/api/v1/namespaces/f/finalize",
