@@ -20,6 +20,21 @@ pub struct Res {
 }
 
 impl Res {
+    /// The resource `plural` of `group`/`version`.
+    pub const fn new(
+        group: &'static str,
+        version: &'static str,
+        plural: &'static str,
+        namespaced: bool,
+    ) -> Res {
+        Res {
+            group,
+            version,
+            plural,
+            namespaced,
+        }
+    }
+
     /// The group-version's path: `/api/v1` for the core group, `/apis/<group>/<version>`.
     fn root(&self) -> String {
         match self.group {

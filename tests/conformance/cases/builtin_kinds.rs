@@ -12,7 +12,7 @@ use std::path::Path;
 use http::Method;
 use serde_json::{Value, json};
 
-use super::SCALARS;
+use super::{CONFIGMAPS, DEPLOYMENTS, SCALARS, SERVICE_ACCOUNTS};
 use crate::script::{Case, JSON, JSON_PATCH, MERGE, Res, STRATEGIC};
 
 /// The namespace the recordings were made in.
@@ -24,28 +24,10 @@ const NAMESPACES: Res = Res {
     plural: "namespaces",
     namespaced: false,
 };
-const CONFIGMAPS: Res = Res {
-    group: "",
-    version: "v1",
-    plural: "configmaps",
-    namespaced: true,
-};
 const SECRETS: Res = Res {
     group: "",
     version: "v1",
     plural: "secrets",
-    namespaced: true,
-};
-const SERVICE_ACCOUNTS: Res = Res {
-    group: "",
-    version: "v1",
-    plural: "serviceaccounts",
-    namespaced: true,
-};
-const DEPLOYMENTS: Res = Res {
-    group: "apps",
-    version: "v1",
-    plural: "deployments",
     namespaced: true,
 };
 const SERVICES: Res = Res {

@@ -8,41 +8,14 @@
 use http::Method;
 use serde_json::{Value, json};
 
-use super::SCALARS;
+use super::{CONFIGMAPS, DEPLOYMENTS, SCALARS, SERVICE_ACCOUNTS};
 use crate::script::{Case, JSON, MERGE, Res};
 
-const CONFIGMAPS: Res = core("configmaps");
-const PODS: Res = core("pods");
-const EVENTS: Res = core("events");
-const SERVICE_ACCOUNTS: Res = core("serviceaccounts");
-const REPLICATION_CONTROLLERS: Res = core("replicationcontrollers");
-const JOBS: Res = Res {
-    group: "batch",
-    version: "v1",
-    plural: "jobs",
-    namespaced: true,
-};
-const CRON_JOBS: Res = Res {
-    group: "batch",
-    version: "v1",
-    plural: "cronjobs",
-    namespaced: true,
-};
-const DEPLOYMENTS: Res = Res {
-    group: "apps",
-    version: "v1",
-    plural: "deployments",
-    namespaced: true,
-};
-
-const fn core(plural: &'static str) -> Res {
-    Res {
-        group: "",
-        version: "v1",
-        plural,
-        namespaced: true,
-    }
-}
+const PODS: Res = Res::new("", "v1", "pods", true);
+const EVENTS: Res = Res::new("", "v1", "events", true);
+const REPLICATION_CONTROLLERS: Res = Res::new("", "v1", "replicationcontrollers", true);
+const JOBS: Res = Res::new("batch", "v1", "jobs", true);
+const CRON_JOBS: Res = Res::new("batch", "v1", "cronjobs", true);
 
 const HOLD: &str = "example.com/hold";
 

@@ -27,6 +27,11 @@ use crate::script::{Case, Res};
 
 const GROUP: &str = "conformance.kubegen.dev";
 
+/// Built-in resources more than one area's cases use.
+pub const CONFIGMAPS: Res = Res::new("", "v1", "configmaps", true);
+pub const SERVICE_ACCOUNTS: Res = Res::new("", "v1", "serviceaccounts", true);
+pub const DEPLOYMENTS: Res = Res::new("apps", "v1", "deployments", true);
+
 pub const SCALARS: Res = Res {
     group: GROUP,
     version: "v1",
