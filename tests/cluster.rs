@@ -14,8 +14,8 @@ mod cluster {
     pub mod job;
     pub mod kinds;
     pub mod namespace;
-    pub mod requests;
     pub mod statefulset;
+    pub mod support;
 }
 #[path = "common/diff.rs"]
 mod diff;

@@ -11,6 +11,7 @@ use kubegen::testing::{ApiServer, Kubelet, PodFate};
 use serde_json::{Value, json};
 
 use super::behaviour::scenarios;
+use super::support::advance;
 
 /// Half a minute past the hour; `2030-01-01T00:00:00Z` is minute 31557600 of the Unix
 /// epoch, so the Job of `00:MM` is `<cronjob>-315576MM`.
@@ -89,11 +90,6 @@ async fn events(server: &ApiServer) -> Vec<(String, String)> {
 
 fn reasons(events: &[(String, String)]) -> Vec<&str> {
     events.iter().map(|(r, _)| r.as_str()).collect()
-}
-
-async fn advance(server: &ApiServer, by: Duration) {
-    server.clock().advance(by);
-    server.settle().await;
 }
 
 const MINUTE: Duration = Duration::from_secs(60);

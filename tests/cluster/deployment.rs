@@ -11,6 +11,7 @@ use kubegen::testing::{ApiServer, Controller, Controllers, Kubelet, PodFate};
 use serde_json::{Value, json};
 
 use super::behaviour::scenarios;
+use super::support::advance;
 
 const T0: &str = "2030-01-01T00:00:00Z";
 
@@ -84,11 +85,6 @@ async fn patch(server: &ApiServer, patch: Value) {
     server.settle().await;
 }
 
-async fn advance(server: &ApiServer, seconds: u64) {
-    server.clock().advance(Duration::from_secs(seconds));
-    server.settle().await;
-}
-
 #[tokio::test]
 async fn ready_pods_become_available_after_min_ready_seconds_on_the_clock() {
     let server = cluster(Some(Kubelet::new())).await;
@@ -106,13 +102,13 @@ async fn ready_pods_become_available_after_min_ready_seconds_on_the_clock() {
         (json!(2), Value::Null)
     );
     assert_eq!(condition(&server, "Available").await["status"], "False");
-    advance(&server, 9).await;
+    advance(&server, Duration::from_secs(9)).await;
     assert_eq!(
         status(&server).await["availableReplicas"],
         Value::Null,
         "9 s: not yet"
     );
-    advance(&server, 1).await;
+    advance(&server, Duration::from_secs(1)).await;
     let s = status(&server).await;
     assert_eq!(
         s["availableReplicas"], 2,
@@ -140,7 +136,7 @@ async fn the_progress_deadline_is_checked_a_second_after_it_passed() {
     let progressing = condition(&server, "Progressing").await;
     assert_eq!(progressing["reason"], "ReplicaSetUpdated");
     assert_eq!(progressing["lastUpdateTime"], T0);
-    advance(&server, 10).await;
+    advance(&server, Duration::from_secs(10)).await;
     assert_eq!(
         condition(&server, "Progressing").await["reason"],
         "ReplicaSetUpdated",
@@ -197,7 +193,7 @@ async fn a_pause_does_not_count_against_the_deadline() {
         (paused["status"].as_str(), paused["reason"].as_str()),
         (Some("Unknown"), Some("DeploymentPaused"))
     );
-    advance(&server, 60).await;
+    advance(&server, Duration::from_secs(60)).await;
     assert_eq!(
         condition(&server, "Progressing").await["reason"],
         "DeploymentPaused"
@@ -207,12 +203,12 @@ async fn a_pause_does_not_count_against_the_deadline() {
     assert_eq!(resumed["reason"], "DeploymentResumed");
     assert_eq!(resumed["lastUpdateTime"], "2030-01-01T00:01:00Z");
     // The deadline counts from the resume.
-    advance(&server, 10).await;
+    advance(&server, Duration::from_secs(10)).await;
     assert_eq!(
         condition(&server, "Progressing").await["reason"],
         "DeploymentResumed"
     );
-    advance(&server, 1).await;
+    advance(&server, Duration::from_secs(1)).await;
     assert_eq!(
         condition(&server, "Progressing").await["reason"],
         "ProgressDeadlineExceeded"

@@ -8,7 +8,7 @@ use http::Method;
 use kubegen::testing::{ApiServer, Controller, Controllers};
 use serde_json::{Value, json};
 
-use super::requests::{merge_patch, send};
+use super::support::{merge_patch, send};
 
 const MAPS: &str = "/api/v1/namespaces/default/configmaps";
 const PODS: &str = "/api/v1/namespaces/default/pods";

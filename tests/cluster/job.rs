@@ -11,6 +11,7 @@ use kubegen::testing::{ApiServer, Controllers, Kubelet, PodFate};
 use serde_json::{Value, json};
 
 use super::behaviour::scenarios;
+use super::support::advance;
 
 const T0: &str = "2030-01-01T00:00:00Z";
 const FAILED: PodFate = PodFate::Failed { exit_code: 1 };
@@ -102,11 +103,6 @@ async fn finish_pods(server: &ApiServer, fate: PodFate) {
     server.settle().await;
 }
 
-async fn advance(server: &ApiServer, seconds: u64) {
-    server.clock().advance(Duration::from_secs(seconds));
-    server.settle().await;
-}
-
 /// The reasons of the events on the Job, oldest first.
 async fn events(server: &ApiServer) -> Vec<String> {
     let events: Api<Event> = Api::namespaced(server.client(), "default");
@@ -126,9 +122,9 @@ async fn a_failed_pod_is_replaced_after_a_backoff_that_doubles() {
     assert_eq!(s["failed"], 1);
     // kube-controller-manager writes no active Pods while a replacement waits.
     assert_eq!(s["active"], Value::Null);
-    advance(&server, 9).await;
+    advance(&server, Duration::from_secs(9)).await;
     assert_eq!(pods(&server).await.len(), 1, "9 s: still backing off");
-    advance(&server, 1).await;
+    advance(&server, Duration::from_secs(1)).await;
     assert_eq!(
         pods(&server).await.len(),
         2,
@@ -137,13 +133,13 @@ async fn a_failed_pod_is_replaced_after_a_backoff_that_doubles() {
     assert_eq!(status(&server).await["active"], 1);
 
     finish_pods(&server, FAILED).await;
-    advance(&server, 19).await;
+    advance(&server, Duration::from_secs(19)).await;
     assert_eq!(pods(&server).await.len(), 2, "the second delay is 20 s");
-    advance(&server, 1).await;
+    advance(&server, Duration::from_secs(1)).await;
     assert_eq!(pods(&server).await.len(), 3);
 
     finish_pods(&server, FAILED).await;
-    advance(&server, 40).await;
+    advance(&server, Duration::from_secs(40)).await;
     assert_eq!(pods(&server).await.len(), 4, "then 40 s");
     finish_pods(&server, FAILED).await;
     assert_eq!(
@@ -176,9 +172,9 @@ async fn the_backoff_is_capped_at_ten_minutes() {
     assert_eq!(pods(&server).await.len(), 8);
     // Eight failures at once: 10 s × 2⁷ = 1280 s, capped.
     finish_pods(&server, FAILED).await;
-    advance(&server, 599).await;
+    advance(&server, Duration::from_secs(599)).await;
     assert_eq!(pods(&server).await.len(), 8);
-    advance(&server, 1).await;
+    advance(&server, Duration::from_secs(1)).await;
     assert_eq!(pods(&server).await.len(), 16, "all replaced at 600 s");
 }
 
@@ -187,9 +183,9 @@ async fn a_success_resets_the_backoff() {
     let server = cluster().await;
     create_job(&server, json!({"completions": 3, "backoffLimit": 5})).await;
     finish_pods(&server, FAILED).await;
-    advance(&server, 10).await;
+    advance(&server, Duration::from_secs(10)).await;
     finish_pods(&server, FAILED).await;
-    advance(&server, 20).await;
+    advance(&server, Duration::from_secs(20)).await;
     assert_eq!(pods(&server).await.len(), 3);
     finish_pods(&server, PodFate::Succeeded).await;
     assert_eq!(
@@ -197,11 +193,11 @@ async fn a_success_resets_the_backoff() {
         4,
         "a success is followed by a new Pod at once"
     );
-    advance(&server, 1).await;
+    advance(&server, Duration::from_secs(1)).await;
     finish_pods(&server, FAILED).await;
-    advance(&server, 9).await;
+    advance(&server, Duration::from_secs(9)).await;
     assert_eq!(pods(&server).await.len(), 4);
-    advance(&server, 1).await;
+    advance(&server, Duration::from_secs(1)).await;
     assert_eq!(
         pods(&server).await.len(),
         5,
@@ -218,10 +214,10 @@ async fn a_job_fails_when_its_active_deadline_passes() {
     )
     .await;
     assert_eq!(status(&server).await["startTime"], T0);
-    advance(&server, 29).await;
+    advance(&server, Duration::from_secs(29)).await;
     assert_eq!(conditions(&server).await, []);
     assert_eq!(status(&server).await["active"], 2);
-    advance(&server, 1).await;
+    advance(&server, Duration::from_secs(1)).await;
     assert_eq!(
         conditions(&server).await,
         [
@@ -260,7 +256,7 @@ async fn a_deadline_counts_from_the_time_a_suspended_job_resumes() {
     )
     .await;
     assert_eq!(status(&server).await["startTime"], Value::Null);
-    advance(&server, 100).await;
+    advance(&server, Duration::from_secs(100)).await;
     jobs(&server)
         .patch(
             "work",
@@ -271,9 +267,9 @@ async fn a_deadline_counts_from_the_time_a_suspended_job_resumes() {
         .unwrap();
     server.settle().await;
     assert_eq!(status(&server).await["startTime"], "2030-01-01T00:01:40Z");
-    advance(&server, 29).await;
+    advance(&server, Duration::from_secs(29)).await;
     assert!(!conditions(&server).await.iter().any(|c| c.0 == "Failed"));
-    advance(&server, 1).await;
+    advance(&server, Duration::from_secs(1)).await;
     assert!(conditions(&server).await.iter().any(|c| c.0 == "Failed"));
 }
 
@@ -283,10 +279,10 @@ async fn a_finished_job_is_deleted_once_its_ttl_has_passed() {
     create_job(&server, json!({"ttlSecondsAfterFinished": 5})).await;
     finish_pods(&server, PodFate::Succeeded).await;
     assert_eq!(status(&server).await["completionTime"], T0);
-    advance(&server, 4).await;
+    advance(&server, Duration::from_secs(4)).await;
     let job = jobs(&server).get("work").await.unwrap();
     assert_eq!(job.metadata.deletion_timestamp, None, "4 s: kept");
-    advance(&server, 1).await;
+    advance(&server, Duration::from_secs(1)).await;
     // Deleted in the foreground: the garbage collector deletes its Pod, then the Job.
     assert!(
         jobs(&server).get_opt("work").await.unwrap().is_none(),

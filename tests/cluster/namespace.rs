@@ -8,7 +8,7 @@ use http::Method;
 use kubegen::testing::{ApiServer, Controllers};
 use serde_json::{Value, json};
 
-use super::requests::{merge_patch, send};
+use super::support::{advance, merge_patch, send};
 
 const T0: &str = "2030-01-01T00:00:00Z";
 
@@ -39,11 +39,6 @@ async fn create(server: &ApiServer, path: &str, body: Value) -> (u16, Value) {
 
 async fn namespace(server: &ApiServer, name: &str) -> Option<Value> {
     get(server, &format!("/api/v1/namespaces/{name}")).await
-}
-
-async fn advance(server: &ApiServer, seconds: u64) {
-    server.clock().advance(Duration::from_secs(seconds));
-    server.settle().await;
 }
 
 fn condition<'a>(ns: &'a Value, kind: &str) -> &'a Value {
@@ -78,7 +73,7 @@ async fn a_deleted_namespace_goes_five_seconds_later() {
     assert_eq!(answer["status"]["phase"], "Terminating");
     assert_eq!(answer["metadata"]["deletionTimestamp"], T0);
     server.settle().await;
-    advance(&server, 4).await;
+    advance(&server, Duration::from_secs(4)).await;
     let ns = namespace(&server, "n")
         .await
         .expect("still there after 4 s");
@@ -88,7 +83,7 @@ async fn a_deleted_namespace_goes_five_seconds_later() {
             .await
             .is_some()
     );
-    advance(&server, 1).await;
+    advance(&server, Duration::from_secs(1)).await;
     assert!(namespace(&server, "n").await.is_none(), "gone at 5 s");
     let maps = get(&server, "/api/v1/namespaces/n/configmaps")
         .await
@@ -125,7 +120,7 @@ async fn finalizers_hold_content_and_the_controller_comes_back_every_8_seconds()
     );
     delete_namespace(&server, "held", None).await;
     server.settle().await;
-    advance(&server, 5).await;
+    advance(&server, Duration::from_secs(5)).await;
     let ns = namespace(&server, "held").await.expect("held");
     let remaining = condition(&ns, "NamespaceContentRemaining");
     assert_eq!(remaining["status"], "True");
@@ -164,13 +159,13 @@ async fn finalizers_hold_content_and_the_controller_comes_back_every_8_seconds()
 
     // The Secret's finalizer goes at 6 s; the status write at 5 s brings the controller back
     // at 10 s (not at 13 s, 5 + 8), which reports the new count.
-    advance(&server, 1).await;
+    advance(&server, Duration::from_secs(1)).await;
     let release = || json!({"metadata": {"finalizers": null}});
     assert_eq!(
         patch(&server, "/api/v1/namespaces/held/secrets/held", release()).await,
         200
     );
-    advance(&server, 3).await;
+    advance(&server, Duration::from_secs(3)).await;
     let ns = namespace(&server, "held").await.unwrap();
     assert!(
         condition(&ns, "NamespaceContentRemaining")["message"]
@@ -179,7 +174,7 @@ async fn finalizers_hold_content_and_the_controller_comes_back_every_8_seconds()
             .contains("secrets."),
         "not synced before 10 s"
     );
-    advance(&server, 1).await;
+    advance(&server, Duration::from_secs(1)).await;
     let ns = namespace(&server, "held").await.unwrap();
     let remaining = condition(&ns, "NamespaceContentRemaining");
     assert_eq!(
@@ -200,12 +195,12 @@ async fn finalizers_hold_content_and_the_controller_comes_back_every_8_seconds()
         .await,
         200
     );
-    advance(&server, 4).await;
+    advance(&server, Duration::from_secs(4)).await;
     assert!(
         namespace(&server, "held").await.is_some(),
         "not before 15 s"
     );
-    advance(&server, 1).await;
+    advance(&server, Duration::from_secs(1)).await;
     assert!(namespace(&server, "held").await.is_none(), "gone at 15 s");
 }
 
@@ -229,7 +224,7 @@ async fn with_pods_left_the_controller_waits_for_them_before_anything_else() {
     .await;
     delete_namespace(&server, "pods", None).await;
     server.settle().await;
-    advance(&server, 5).await;
+    advance(&server, Duration::from_secs(5)).await;
     let pod = get(&server, "/api/v1/namespaces/pods/pods/p")
         .await
         .unwrap();
@@ -252,22 +247,22 @@ async fn with_pods_left_the_controller_waits_for_them_before_anything_else() {
     );
     // The Pod's 30 s grace period: the controller comes back after 16 s (and 5 s after its
     // status write, at 10 s).
-    advance(&server, 5).await; // the sync at 10 s still sees the Pod
-    advance(&server, 1).await;
+    advance(&server, Duration::from_secs(5)).await; // the sync at 10 s still sees the Pod
+    advance(&server, Duration::from_secs(1)).await;
     let release = json!({"metadata": {"finalizers": null}});
     assert_eq!(
         patch(&server, "/api/v1/namespaces/pods/pods/p", release).await,
         200
     );
     server.settle().await;
-    advance(&server, 14).await; // 25 s
+    advance(&server, Duration::from_secs(14)).await; // 25 s
     assert!(
         get(&server, "/api/v1/namespaces/pods/configmaps/c")
             .await
             .is_some(),
         "not before 26 s"
     );
-    advance(&server, 1).await;
+    advance(&server, Duration::from_secs(1)).await;
     assert!(namespace(&server, "pods").await.is_none(), "gone at 26 s");
 }
 
@@ -281,7 +276,7 @@ async fn custom_resources_go_with_the_namespace() {
     assert_eq!(create(&server, path, gizmo).await.0, 201);
     delete_namespace(&server, "crs", None).await;
     server.settle().await;
-    advance(&server, 5).await;
+    advance(&server, Duration::from_secs(5)).await;
     let ns = namespace(&server, "crs").await.unwrap();
     assert_eq!(
         condition(&ns, "NamespaceContentRemaining")["message"],
@@ -332,7 +327,7 @@ async fn the_controller_sorts_other_spec_finalizers_and_leaves_them() {
     );
     delete_namespace(&server, "fin", None).await;
     server.settle().await;
-    advance(&server, 5).await;
+    advance(&server, Duration::from_secs(5)).await;
     let ns = namespace(&server, "fin")
         .await
         .expect("held by its own finalizers");
@@ -395,7 +390,7 @@ async fn a_namespace_without_spec_finalizers_waits_for_a_second_delete() {
     assert_eq!(code, 200);
     assert_eq!(marked["status"]["phase"], "Terminating");
     server.settle().await;
-    advance(&server, 30).await;
+    advance(&server, Duration::from_secs(30)).await;
     let ns = namespace(&server, "bare").await.expect("left alone");
     assert!(ns["status"].get("conditions").is_none());
     assert!(
@@ -513,7 +508,7 @@ async fn kube_root_ca_crt_is_put_back_in_a_terminating_namespace() {
     assert_eq!(patch(&server, path, hold).await, 200);
     delete_namespace(&server, "ca", None).await;
     server.settle().await;
-    advance(&server, 5).await;
+    advance(&server, Duration::from_secs(5)).await;
     let change = json!({"metadata": {"annotations": null}, "data": {"ca.crt": "x"}});
     assert_eq!(patch(&server, path, change).await, 200);
     server.settle().await;

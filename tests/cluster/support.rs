@@ -1,9 +1,19 @@
-//! Raw requests to the in-memory server, for the direct tests that read answers as the
-//! apiserver writes them (codes, Status bodies, warnings) rather than through a typed client.
+//! What the direct tests share: moving a frozen clock, and raw requests to the in-memory
+//! server for the tests that read answers as the apiserver writes them (codes, Status
+//! bodies, warnings) rather than through a typed client.
+
+use std::time::Duration;
 
 use http::{Method, Request};
 use kubegen::testing::ApiServer;
 use serde_json::Value;
+
+/// Moves the server's frozen clock on by `by` and waits until its controllers have done what
+/// fell due.
+pub async fn advance(server: &ApiServer, by: Duration) {
+    server.clock().advance(by);
+    server.settle().await;
+}
 
 /// Sends `body` (JSON) to `path` with `method`; the answer's code and body (null when it
 /// is not JSON).
