@@ -16,6 +16,12 @@ enum Frame<'v> {
 /// `value` as Go's `json.Marshal` writes it (the apiserver's responses add a newline).
 pub fn to_vec(value: &Value) -> Vec<u8> {
     let mut out = Vec::with_capacity(128);
+    write_value(&mut out, value);
+    out
+}
+
+/// [`to_vec`], appended to `out`.
+pub fn write_value(out: &mut Vec<u8>, value: &Value) {
     let mut stack: Vec<Frame<'_>> = Vec::new();
     let mut next = Some(value);
     loop {
@@ -23,8 +29,8 @@ pub fn to_vec(value: &Value) -> Vec<u8> {
             match v {
                 Value::Null => out.extend_from_slice(b"null"),
                 Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-                Value::Number(n) => write_number(&mut out, n),
-                Value::String(s) => write_string(&mut out, s),
+                Value::Number(n) => write_number(out, n),
+                Value::String(s) => write_string(out, s),
                 Value::Array(items) => {
                     out.push(b'[');
                     stack.push(Frame::Array(items.iter()));
@@ -37,7 +43,7 @@ pub fn to_vec(value: &Value) -> Vec<u8> {
         }
         // The next value of the innermost container, closing the ones that are done.
         let Some(frame) = stack.last_mut() else {
-            return out;
+            return;
         };
         // Every value ends in a byte other than `[` and `{`, so the last byte tells whether
         // the container has an entry yet.
@@ -60,7 +66,7 @@ pub fn to_vec(value: &Value) -> Vec<u8> {
                     if !first {
                         out.push(b',');
                     }
-                    write_string(&mut out, k);
+                    write_string(out, k);
                     out.push(b':');
                     next = Some(v);
                 }
@@ -77,7 +83,10 @@ pub fn to_vec(value: &Value) -> Vec<u8> {
 /// uint64 past int64's range included).
 fn write_number(out: &mut Vec<u8>, n: &Number) {
     match (n.as_i64(), n.as_f64()) {
-        (Some(i), _) => out.extend_from_slice(i.to_string().as_bytes()),
+        (Some(i), _) => {
+            use std::io::Write as _;
+            let _ = write!(out, "{i}"); // writing to a Vec cannot fail
+        }
         (None, Some(f)) => out.extend_from_slice(format_float(f).as_bytes()),
         (None, None) => out.extend_from_slice(b"0"),
     }

@@ -47,7 +47,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-pub use encode::to_vec;
+pub use encode::{to_vec, write_value};
 pub use number::{format_float, through_storage};
 pub use text::lossy;
 

@@ -197,6 +197,7 @@ impl Api {
         self.inner
             .lock()
             .stored_object(r.group, r.plural, namespace, name)
+            .map(Arc::unwrap_or_clone)
     }
 
     /// The stored objects of a resource, in one namespace or (`None`) all, in key order.
@@ -204,6 +205,9 @@ impl Api {
         self.inner
             .lock()
             .stored_objects(r.group, r.plural, namespace)
+            .into_iter()
+            .map(Arc::unwrap_or_clone)
+            .collect()
     }
 
     /// POST of a new object.

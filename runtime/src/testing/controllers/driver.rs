@@ -42,9 +42,9 @@ pub(crate) struct Change {
     pub kind: &'static str,
     pub change: ChangeType,
     /// The object before the change (updates and deletes).
-    pub old: Option<Value>,
+    pub old: Option<Arc<Value>>,
     /// The object after the change; for a delete, its last state.
-    pub object: Value,
+    pub object: Arc<Value>,
 }
 
 impl Change {

@@ -187,7 +187,7 @@ fn owners_to_sync(managed: Managed, change: &Change, api: &Api) -> Vec<(Value, O
     let pod = &change.object;
     let controller = |p: &Value| controller_of(p).and_then(|r| managed.resolve(api, p, r));
     let now = |owners: Vec<Value>| owners.into_iter().map(|o| (o, None)).collect();
-    let old = match (change.change, change.old.as_ref()) {
+    let old = match (change.change, change.old.as_deref()) {
         (ChangeType::Modified, Some(old)) => old,
         (ChangeType::Added, _) if !is_terminating(pod) && controller_of(pod).is_none() => {
             return now(managed.selecting(api, pod));

@@ -9,6 +9,8 @@
 //! labels and annotations of `metadata`; the rest is restored from the object sent. Kinds
 //! without registered conversions keep the `None` strategy: the same JSON relabelled.
 
+use std::borrow::Cow;
+
 use super::*;
 
 impl KindEntry {
@@ -17,18 +19,29 @@ impl KindEntry {
     /// the schema does not allow dropped and unknown fields pruned. A conversion error is a
     /// 500, as the apiserver answers a failing conversion webhook.
     pub fn convert(&self, object: &Value, version: &str) -> Result<Value, ApiError> {
+        self.converted(object, version).map(Cow::into_owned)
+    }
+
+    /// [`KindEntry::convert`], borrowing `object` when it is already at `version`.
+    pub(super) fn converted<'o>(
+        &self,
+        object: &'o Value,
+        version: &str,
+    ) -> Result<Cow<'o, Value>, ApiError> {
         let desired = self.api_version(version);
         if self.is_hpa() {
             // Through the internal form even at the same version: its round-trip
             // annotations are dropped on every write.
             return crate::testing::builtin::convert::hpa(object, &desired)
+                .map(Cow::Owned)
                 .map_err(ApiError::internal);
         }
         if object["apiVersion"].as_str() == Some(desired.as_str()) {
-            return Ok(object.clone());
+            return Ok(Cow::Borrowed(object));
         }
         if !self.converted {
             return crate::fieldpath::managed::relabel(object, &desired)
+                .map(Cow::Owned)
                 .map_err(ApiError::internal);
         }
         let mut converted = self
@@ -38,7 +51,7 @@ impl KindEntry {
             drop_nulls(&v.schema, &mut converted);
             crate::testing::decode::prune(&v.schema, &mut converted);
         }
-        Ok(converted)
+        Ok(Cow::Owned(converted))
     }
 
     /// `object` at `api_version` as the apiserver's field manager converts it (its version
@@ -138,9 +151,12 @@ impl State {
     /// A written object (at the request's version) as it is stored: converted, and pruned
     /// with the storage version's schema (which also drops what a mutating webhook added
     /// that the schema does not declare).
-    pub(super) fn to_storage(&self, t: &Target, object: &Value) -> Result<Value, ApiError> {
+    pub(super) fn to_storage(&self, t: &Target, object: Value) -> Result<Value, ApiError> {
         let e = self.entry(t);
-        let mut stored = e.convert(object, e.storage)?;
+        let mut stored = match e.converted(&object, e.storage)? {
+            Cow::Borrowed(_) => object,
+            Cow::Owned(converted) => converted,
+        };
         if let Some(v) = e.versions.iter().find(|v| v.name == e.storage) {
             drop_nulls(&v.schema, &mut stored);
             crate::testing::decode::prune(&v.schema, &mut stored);

@@ -175,7 +175,7 @@ impl State {
         }
         let finalizers = finalizers_of(&object);
         let gc_finalizers = self.gc_finalizers(t, &finalizers, options);
-        let mut deleted = existing.clone();
+        let mut deleted = None;
         if verdict == Grace::Graceful || !finalizers.is_empty() || gc_finalizers.is_some() {
             if let Some(list) = gc_finalizers {
                 object["metadata"]["finalizers"] = json!(list);
@@ -194,20 +194,25 @@ impl State {
                     });
                 }
                 // The storage writes nothing when nothing changed.
-                let stored = match object == existing {
-                    true => existing.clone(),
-                    false => self.commit(key.clone(), object, Some(existing.clone())),
+                let stored = self.objects.get(&key).cloned();
+                let stored = match (object == existing, stored) {
+                    (true, Some(stored)) => stored,
+                    (_, stored) => self.commit(key.clone(), object, stored),
                 };
                 if held || grace.unwrap_or(0) > 0 {
                     return Ok(Deletion::Terminating(self.present(t, &stored)?));
                 }
-                deleted = stored;
+                deleted = Some(stored);
             }
         }
         if w.dry_run {
-            return Ok(Deletion::Gone(self.present(t, &deleted)?));
+            let last = deleted.as_deref().unwrap_or(&existing);
+            return Ok(Deletion::Gone(self.present(t, last)?));
         }
-        let removed = self.remove(key).unwrap_or(deleted);
+        let removed = match self.remove(key) {
+            Some(removed) => removed,
+            None => deleted.unwrap_or_else(|| Arc::new(existing)),
+        };
         if self.is_service(t) {
             self.services.release(&removed);
         }

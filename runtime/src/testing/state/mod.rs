@@ -244,7 +244,8 @@ pub(super) type Key = (usize, String, String);
 pub struct State {
     pub kinds: Vec<Arc<KindEntry>>,
     rv: u64,
-    objects: BTreeMap<Key, Value>,
+    /// Shared with the watch history and the controllers' feed: a write stores one tree.
+    objects: BTreeMap<Key, Arc<Value>>,
     events: VecDeque<Event>,
     /// How many events are kept for watches that resume from a resourceVersion.
     pub window: usize,
@@ -284,27 +285,32 @@ fn labels(object: &Value) -> BTreeMap<String, String> {
     serde_json::from_value(meta(object)["labels"].clone()).unwrap_or_default()
 }
 
-fn without(object: &Value, keys: &[&str]) -> Value {
-    let mut o = object.clone();
-    if let Value::Object(m) = &mut o {
-        for k in keys {
-            m.remove(*k);
+/// Whether `a` and `b` are equal but for their top-level fields `keys`.
+fn equal_but_for(a: &Value, b: &Value, keys: &[&str]) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            let kept = |(k, _): &(&String, &Value)| !keys.contains(&k.as_str());
+            a.iter().filter(kept).eq(b.iter().filter(kept))
         }
+        _ => a == b,
     }
-    o
 }
 
 impl Drop for State {
     /// Stored objects may nest 10,000 deep and the server may be dropped on any thread, so
     /// they are taken apart without recursion.
     fn drop(&mut self) {
-        for (_, object) in std::mem::take(&mut self.objects) {
-            kubegen_go::json::dismantle(object);
-        }
-        for event in std::mem::take(&mut self.events) {
-            kubegen_go::json::dismantle(event.new);
-            if let Some(old) = event.old {
-                kubegen_go::json::dismantle(old);
+        let events = std::mem::take(&mut self.events);
+        let objects = std::mem::take(&mut self.objects).into_values();
+        let trees = events
+            .into_iter()
+            .flat_map(|e| [Some(e.new), e.old])
+            .flatten()
+            .chain(objects);
+        // A tree shared with a change the controllers have not taken yet is theirs to drop.
+        for tree in trees {
+            if let Ok(object) = Arc::try_unwrap(tree) {
+                kubegen_go::json::dismantle(object);
             }
         }
     }
@@ -370,7 +376,7 @@ impl State {
         plural: &str,
         namespace: &str,
         name: &str,
-    ) -> Option<Value> {
+    ) -> Option<Arc<Value>> {
         let kind = self.kind_index(group, plural)?;
         self.objects
             .get(&(kind, namespace.to_owned(), name.to_owned()))
@@ -378,7 +384,12 @@ impl State {
     }
 
     /// The stored objects of a kind, of one namespace or all, in key order.
-    pub fn stored_objects(&self, group: &str, plural: &str, namespace: Option<&str>) -> Vec<Value> {
+    pub fn stored_objects(
+        &self,
+        group: &str,
+        plural: &str,
+        namespace: Option<&str>,
+    ) -> Vec<Arc<Value>> {
         let Some(kind) = self.kind_index(group, plural) else {
             return Vec::new();
         };
@@ -412,7 +423,7 @@ impl State {
         let name = self.name(t)?.to_owned();
         let key = self.key(t, &name);
         match self.objects.get(&key) {
-            Some(object) => Ok((name, key, object.clone())),
+            Some(object) => Ok((name, key, Value::clone(object))),
             None => Err(self.not_found(t, &name)),
         }
     }
@@ -559,7 +570,7 @@ impl State {
 
     /// The objects a list or watch selects, in key order. A namespaced request scans only
     /// its namespace's key range, so its cost follows the namespace, not the store.
-    fn selected(&self, t: &Target, o: &ListOptions) -> Vec<(&Key, &Value)> {
+    fn selected(&self, t: &Target, o: &ListOptions) -> Vec<(&Key, &Arc<Value>)> {
         let ns = t.namespace.clone().unwrap_or_default();
         self.objects
             .range((t.kind, ns, String::new())..)
@@ -755,11 +766,13 @@ impl State {
     }
 
     /// Stores a new version of an object under a new resourceVersion and tells watchers.
-    fn commit(&mut self, key: Key, mut object: Value, old: Option<Value>) -> Value {
+    /// `old` is the stored object the write replaces.
+    fn commit(&mut self, key: Key, mut object: Value, old: Option<Arc<Value>>) -> Arc<Value> {
         self.rv += 1;
         object["metadata"]["resourceVersion"] = json!(self.rv.to_string());
         object["apiVersion"] = json!(self.kinds[key.0].api_version(self.kinds[key.0].storage));
         let event_type = if old.is_some() { "MODIFIED" } else { "ADDED" };
+        let object = Arc::new(object);
         self.objects.insert(key.clone(), object.clone());
         self.publish(Event {
             rv: self.rv,
@@ -772,10 +785,12 @@ impl State {
         object
     }
 
-    fn remove(&mut self, key: Key) -> Option<Value> {
-        let mut object = self.objects.remove(&key)?;
+    fn remove(&mut self, key: Key) -> Option<Arc<Value>> {
+        let before = self.objects.remove(&key)?;
+        let mut object = Value::clone(&before);
         self.rv += 1;
         object["metadata"]["resourceVersion"] = json!(self.rv.to_string());
+        let object = Arc::new(object);
         self.publish(Event {
             rv: self.rv,
             kind: key.0,

@@ -152,7 +152,8 @@ impl State {
         if w.dry_run {
             return self.present(t, &marked);
         }
-        let stored = self.commit(key, marked, Some(existing));
+        let old = self.objects.get(&key).cloned();
+        let stored = self.commit(key, marked, old);
         self.present(t, &stored)
     }
 

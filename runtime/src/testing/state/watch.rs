@@ -7,8 +7,16 @@ pub(super) struct Event {
     pub(super) kind: usize,
     pub(super) namespace: String,
     pub(super) event_type: &'static str,
-    pub(super) old: Option<Value>,
-    pub(super) new: Value,
+    pub(super) old: Option<Arc<Value>>,
+    pub(super) new: Arc<Value>,
+}
+
+/// How one watcher sees an event.
+enum Shown {
+    /// The event's object, as this type of event.
+    Object(&'static str),
+    /// A DELETED event with the object as it was before it left the selection.
+    LastSeen,
 }
 
 /// An open watch.
@@ -50,7 +58,7 @@ impl State {
             };
         match start {
             None => {
-                let initial: Vec<Value> = self
+                let initial: Vec<Arc<Value>> = self
                     .selected(t, &watcher.options)
                     .into_iter()
                     .map(|(_, v)| v.clone())
@@ -94,9 +102,9 @@ impl State {
     /// An event as the watcher's version shows it; an object that does not convert is an
     /// ERROR event with the conversion's `Status`.
     pub(super) fn frame(&self, w: &Watcher, event_type: &str, object: &Value) -> Bytes {
-        match self.kinds[w.kind].convert(object, &w.version) {
-            Ok(o) => line(&json!({"type": event_type, "object": o})),
-            Err(e) => line(&json!({"type": "ERROR", "object": e.to_status()})),
+        match self.kinds[w.kind].converted(object, &w.version) {
+            Ok(o) => event_line(event_type, &o),
+            Err(e) => event_line("ERROR", &e.to_status()),
         }
     }
 
@@ -111,6 +119,14 @@ impl State {
     /// What a watcher sees of an event: objects moving into or out of its selection show up
     /// as ADDED or DELETED.
     pub(super) fn render(&self, w: &Watcher, e: &Event) -> Option<Bytes> {
+        match Self::shown(w, e)? {
+            Shown::Object(event_type) => Some(self.frame(w, event_type, &e.new)),
+            Shown::LastSeen => Some(self.frame(w, "DELETED", &Self::last_seen(e))),
+        }
+    }
+
+    /// How a watcher sees an event, if at all.
+    fn shown(w: &Watcher, e: &Event) -> Option<Shown> {
         if e.kind != w.kind || w.namespace.as_ref().is_some_and(|n| *n != e.namespace) {
             return None;
         }
@@ -120,19 +136,21 @@ impl State {
             .as_ref()
             .is_some_and(|o| Self::matches(&w.namespace, &w.options, o));
         match (e.event_type, before, now) {
-            ("DELETED", true, _) => Some(self.frame(w, "DELETED", &e.new)),
+            ("DELETED", true, _) => Some(Shown::Object("DELETED")),
             ("DELETED", false, _) => None,
-            (_, true, true) => Some(self.frame(w, "MODIFIED", &e.new)),
-            (_, false, true) => Some(self.frame(w, "ADDED", &e.new)),
-            // Leaving the selection: the apiserver shows the object as the watcher last saw
-            // it, at the event's resourceVersion.
-            (_, true, false) => {
-                let mut last_seen = e.old.clone().unwrap_or_default();
-                last_seen["metadata"]["resourceVersion"] = json!(e.rv.to_string());
-                Some(self.frame(w, "DELETED", &last_seen))
-            }
+            (_, true, true) => Some(Shown::Object("MODIFIED")),
+            (_, false, true) => Some(Shown::Object("ADDED")),
+            (_, true, false) => Some(Shown::LastSeen),
             (_, false, false) => None,
         }
+    }
+
+    /// An object leaving a watcher's selection: the apiserver shows it as the watcher last
+    /// saw it, at the event's resourceVersion.
+    fn last_seen(e: &Event) -> Value {
+        let mut last_seen = e.old.as_deref().cloned().unwrap_or_default();
+        last_seen["metadata"]["resourceVersion"] = json!(e.rv.to_string());
+        last_seen
     }
 
     pub(super) fn publish(&mut self, event: Event) {
@@ -153,13 +171,29 @@ impl State {
             });
         }
         let mut closed = Vec::new();
+        // Watchers of one version that see the event alike get the same bytes, encoded once.
+        let mut encoded: Vec<(&'static str, &str, Bytes)> = Vec::new();
         for (i, w) in self.watchers.iter().enumerate() {
-            if let Some(frame) = self.render(w, &event) {
-                // A watcher that stopped reading is dropped, keeping memory bounded; its
-                // client sees the stream end and re-watches, as with a real apiserver.
-                if w.tx.try_send(frame).is_err() {
-                    closed.push(i);
+            let frame = match Self::shown(w, &event) {
+                None => continue,
+                Some(Shown::LastSeen) => self.frame(w, "DELETED", &Self::last_seen(&event)),
+                Some(Shown::Object(event_type)) => {
+                    let same =
+                        |(t, v, _): &&(&str, &str, Bytes)| *t == event_type && *v == w.version;
+                    match encoded.iter().find(same) {
+                        Some((.., frame)) => frame.clone(),
+                        None => {
+                            let frame = self.frame(w, event_type, &event.new);
+                            encoded.push((event_type, &w.version, frame.clone()));
+                            frame
+                        }
+                    }
                 }
+            };
+            // A watcher that stopped reading is dropped, keeping memory bounded; its client
+            // sees the stream end and re-watches, as with a real apiserver.
+            if w.tx.try_send(frame).is_err() {
+                closed.push(i);
             }
         }
         for i in closed.into_iter().rev() {
@@ -198,6 +232,18 @@ impl State {
         }
         self.watchers = keep;
     }
+}
+
+/// A watch event's line, the bytes encoding `{"type": .., "object": ..}` would give (keys
+/// sorted), without building that tree.
+fn event_line(event_type: &str, object: &Value) -> Bytes {
+    let mut out = Vec::with_capacity(1024);
+    out.extend_from_slice(br#"{"object":"#);
+    kubegen_go::json::write_value(&mut out, object);
+    out.extend_from_slice(br#","type":"#);
+    kubegen_go::json::write_value(&mut out, &Value::from(event_type));
+    out.extend_from_slice(b"}\n");
+    Bytes::from(out)
 }
 
 pub(super) fn line(v: &Value) -> Bytes {

@@ -171,7 +171,7 @@ impl State {
                 "resourceVersion should not be set on objects to be created",
             ));
         }
-        let mut stored = self.to_storage(t, &body)?;
+        let mut stored = self.to_storage(t, body)?;
         self.fit_storage(&key, &mut stored, None, applied_create.is_none())?;
         let stored = self.commit(key, stored, None);
         self.present(t, &stored)
@@ -371,8 +371,7 @@ impl State {
             }
             Some(_) => {}
             None => {
-                let spec_changed = without(&result, &["metadata", "status"])
-                    != without(&existing, &["metadata", "status"]);
+                let spec_changed = !equal_but_for(&result, &existing, &["metadata", "status"]);
                 if spec_changed && !status_only {
                     let generation = existing["metadata"]["generation"].as_i64().unwrap_or(1);
                     result["metadata"]["generation"] = json!(generation + 1);
@@ -389,7 +388,7 @@ impl State {
             let review = admission::Review::update(&result, &existing, w);
             self.validating_admission(t, &review, warnings)?;
         }
-        if without(&result, &["metadata"]) == without(&existing, &["metadata"])
+        if equal_but_for(&result, &existing, &["metadata"])
             && result["metadata"] == existing["metadata"]
         {
             return Ok((200, existing));
@@ -410,7 +409,7 @@ impl State {
             }
             return Ok((200, self.present(t, &result)?));
         }
-        let mut stored = self.to_storage(t, &result)?;
+        let mut stored = self.to_storage(t, result)?;
         self.fit_storage(&key, &mut stored, Some(&current_rv), !applied)?;
         let old = self.objects.get(&key).cloned();
         let stored = self.commit(key, stored, old);

@@ -159,7 +159,7 @@ fn owners_to_sync(change: &Change, api: &Api) -> Vec<(String, Option<Duration>)>
             keys.extend(controller_of(object).and_then(owner).map(|d| key_of(&d)));
         }
         ChangeType::Modified => {
-            let old = change.old.as_ref().unwrap_or(&Value::Null);
+            let old = change.old.as_deref().unwrap_or(&Value::Null);
             let (reference, old_reference) = (controller_of(object), controller_of(old));
             let reference_changed = reference != old_reference;
             if reference_changed {
@@ -202,7 +202,7 @@ fn observe_node(change: &Change, queue: &mut Queue, api: &Api) {
     match change.change {
         ChangeType::Added => {}
         ChangeType::Modified => {
-            let old = change.old.as_ref().unwrap_or(&Value::Null);
+            let old = change.old.as_deref().unwrap_or(&Value::Null);
             if labels(old) == labels(node) && old["spec"]["taints"] == node["spec"]["taints"] {
                 return;
             }

@@ -133,7 +133,7 @@ fn deployments_for_replica_set(change: &Change, api: &Api) -> Vec<Value> {
             None => selecting(api, rs),
         },
         ChangeType::Modified => {
-            let old = change.old.as_ref().and_then(controller_of);
+            let old = change.old.as_deref().and_then(controller_of);
             let mut out = Vec::new();
             if old != current
                 && let Some(d) = old.and_then(resolve_ref)
@@ -143,7 +143,7 @@ fn deployments_for_replica_set(change: &Change, api: &Api) -> Vec<Value> {
             match current {
                 Some(r) => out.extend(resolve_ref(r)),
                 None => {
-                    let old_labels = change.old.as_ref().map(labels);
+                    let old_labels = change.old.as_deref().map(labels);
                     if old != current || old_labels != Some(labels(rs)) {
                         out.extend(selecting(api, rs));
                     }

@@ -129,7 +129,7 @@ impl Run for GarbageCollector {
             },
             owners: OwnerRef::all_of(object),
             marks: Marks::of(object),
-            old: change.old.as_ref().map(Marks::of),
+            old: change.old.as_deref().map(Marks::of),
         };
         self.graph.apply(event, queue);
     }

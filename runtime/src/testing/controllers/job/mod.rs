@@ -60,7 +60,7 @@ impl Run for Jobs {
 
     fn observe(&mut self, change: &Change, queue: &mut Queue, api: &Api) {
         if change.is("batch", "jobs") {
-            let job = Job(change.object.clone());
+            let job = Job(Value::clone(&change.object));
             queue.add(change.key());
             // A finished or deleted Job's Pods lose their finalizers however they got there.
             if change.change == ChangeType::Deleted
@@ -90,7 +90,7 @@ impl Jobs {
     /// the controller changed); an orphan with the finalizer is cleaned, and Jobs whose
     /// selector matches it may adopt it.
     fn observe_pod(&mut self, change: &Change, queue: &mut Queue, api: &Api) {
-        let pod = Pod(change.object.clone());
+        let pod = Pod(Value::clone(&change.object));
         let namespace = pod.namespace().to_owned();
         let gone = change.change == ChangeType::Deleted || pod.deleting();
         if change.change == ChangeType::Modified
@@ -117,7 +117,7 @@ impl Jobs {
                 if gone {
                     return;
                 }
-                let labels_changed = change.old.as_ref().is_none_or(|old| {
+                let labels_changed = change.old.as_deref().is_none_or(|old| {
                     old["metadata"]["labels"] != change.object["metadata"]["labels"]
                         || pods::controller_ref(old).is_some()
                 });

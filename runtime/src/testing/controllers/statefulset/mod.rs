@@ -95,7 +95,7 @@ fn observe_pod(change: &Change, queue: &mut Queue, api: &Api) {
                 .for_each(add),
         },
         ChangeType::Modified => {
-            let old = change.old.as_ref().unwrap_or(&Value::Null);
+            let old = change.old.as_deref().unwrap_or(&Value::Null);
             let (reference, old_reference) = (controller_of(pod), controller_of(old));
             let reference_changed = reference != old_reference;
             if reference_changed && let Some(set) = old_reference.and_then(owner) {
