@@ -1,6 +1,8 @@
 //! Controllers on every backend: owned children and mapped watches queue the right key,
 //! errors back off per key and `RequeueAfter` comes back (checked against the metrics too),
-//! and a Manager's rules hold exactly what its parts declared.
+//! predicates decide per source which events reconcile, terminal errors are not retried and
+//! reconciles past their timeout are stopped and retried, and a Manager's rules hold exactly
+//! what its parts declared.
 
 mod common;
 mod reconcilers;
@@ -11,8 +13,11 @@ use std::time::{Duration, Instant};
 
 use common::api::{Gadget, GadgetClientExt};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
-use kube::api::Api;
-use kubegen::controller::{Action, Controller, ObjectKey, Reconciler};
+use kube::api::{Api, Patch, PatchParams};
+use kubegen::controller::predicate::{GenerationChanged, Labels};
+use kubegen::controller::{Action, Controller, ObjectKey, Reconciler, TerminalError};
+use kubegen::metrics::Metrics;
+use kubegen::selector::LabelSelector;
 use kubegen::testing::TestEnv;
 use reconcilers::{
     Calls, Part, PartSpec, Record, calls_for, eventually, fast_election, gadget, manager, start,
@@ -212,12 +217,7 @@ async fn errors_back_off_per_key_and_requeue_after_comes_back(e: TestEnv) {
     }
     // The success forgot the backoff; RequeueAfter brought the key back after its delay.
     assert!(at[5] - at[4] >= Duration::from_millis(300));
-    let text = metrics.encode();
-    let value = |series: &str| {
-        text.lines()
-            .find_map(|l| l.strip_prefix(series)?.trim().parse::<f64>().ok())
-            .unwrap_or_else(|| panic!("no {series} in {text}"))
-    };
+    let value = |name: &str| series(&metrics, name);
     assert_eq!(
         value(r#"controller_runtime_reconcile_total{controller="flaky",result="error"}"#),
         4.0
@@ -285,4 +285,279 @@ async fn manager_rules_cover_every_declared_read_and_write(e: TestEnv) {
     expect("coordination.k8s.io/leases", &["create", "get", "update"]);
     expect("events.k8s.io/events", &["create", "patch"]);
     assert_eq!(rules.len(), 5, "{rules:#?}");
+}
+
+/// A series' value in the metrics text.
+fn series(metrics: &Metrics, series: &str) -> f64 {
+    let text = metrics.encode();
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.trim().parse::<f64>().ok())
+        .unwrap_or_else(|| panic!("no {series} in {text}"))
+}
+
+/// Waits long enough for any event in flight to have been handled, then says how many
+/// reconciles `key` has had.
+async fn settled_calls(calls: &Calls, key: &ObjectKey) -> usize {
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    calls_for(calls, key).len()
+}
+
+#[kubegen::test]
+async fn predicates_decide_per_source_which_events_reconcile(e: TestEnv) {
+    let calls = Calls::default();
+    let controller = Controller::<Gadget>::new("picky")
+        .with_predicate(GenerationChanged)
+        .owns_with::<Part>(Labels::new(LabelSelector::parse("wake=yes").unwrap()))
+        .watches_with(
+            |part: &Part| {
+                vec![ObjectKey::new(
+                    part.metadata.namespace.as_deref(),
+                    &part.spec.gadget,
+                )]
+            },
+            GenerationChanged,
+        );
+    let (stop, run) = start(manager(&e).add(controller, Record(calls.clone())));
+    let gadgets = Api::<Gadget>::namespaced(e.client.clone(), &e.namespace);
+    let created = e
+        .client
+        .gadgets(&e.namespace)
+        .create(&gadget("p"))
+        .await
+        .unwrap();
+    let key = ObjectKey::new(Some(&e.namespace), "p");
+    // A create passes GenerationChanged.
+    eventually("the create is reconciled", || {
+        calls_for(&calls, &key).len() == 1
+    })
+    .await;
+    // A label leaves the generation alone: skipped.
+    let label = serde_json::json!({"metadata": {"labels": {"touched": "yes"}}});
+    gadgets
+        .patch("p", &PatchParams::default(), &Patch::Merge(&label))
+        .await
+        .unwrap();
+    assert_eq!(
+        settled_calls(&calls, &key).await,
+        1,
+        "a label change is skipped"
+    );
+    // A spec change bumps it: reconciled.
+    let spec = serde_json::json!({"spec": {"color": "blue"}});
+    gadgets
+        .patch("p", &PatchParams::default(), &Patch::Merge(&spec))
+        .await
+        .unwrap();
+    eventually("the spec change is reconciled", || {
+        calls_for(&calls, &key).len() == 2
+    })
+    .await;
+    // An owned Part without the label wakes nobody (its mapped watch's create passes, but
+    // it names another key); with the label, its owner.
+    let parts = Api::<Part>::namespaced(e.client.clone(), &e.namespace);
+    let owned = |name: &str, labels: serde_json::Value| {
+        serde_json::from_value::<Part>(serde_json::json!({
+            "apiVersion": "manager.kubegen.dev/v1", "kind": "Part",
+            "metadata": {"name": name, "labels": labels, "ownerReferences": [{
+                "apiVersion": "client.kubegen.dev/v1", "kind": "Gadget", "name": "p",
+                "uid": created.metadata.uid.clone().unwrap(), "controller": true,
+            }]},
+            "spec": {"gadget": "elsewhere"},
+        }))
+        .unwrap()
+    };
+    parts
+        .create(&Default::default(), &owned("quiet", serde_json::json!({})))
+        .await
+        .unwrap();
+    assert_eq!(
+        settled_calls(&calls, &key).await,
+        2,
+        "an unlabelled child is skipped"
+    );
+    parts
+        .create(
+            &Default::default(),
+            &owned("loud", serde_json::json!({"wake": "yes"})),
+        )
+        .await
+        .unwrap();
+    eventually("the labelled child wakes its owner", || {
+        calls_for(&calls, &key).len() == 3
+    })
+    .await;
+    // The mapped watch's create passed: the key it names was reconciled, once per Part.
+    let elsewhere = ObjectKey::new(Some(&e.namespace), "elsewhere");
+    eventually("the mapped key is reconciled", || {
+        calls_for(&calls, &elsewhere).len() == 2
+    })
+    .await;
+    // A label on a Part: the owned source's Labels passes it (the Part still matches),
+    // the mapped watch's GenerationChanged does not.
+    parts
+        .patch("loud", &PatchParams::default(), &Patch::Merge(&label))
+        .await
+        .unwrap();
+    eventually("the relabelled child wakes its owner", || {
+        calls_for(&calls, &key).len() == 4
+    })
+    .await;
+    assert_eq!(
+        settled_calls(&calls, &elsewhere).await,
+        2,
+        "the mapped update is skipped"
+    );
+    stop.cancel();
+    run.await.unwrap().unwrap();
+}
+
+/// Fails every reconcile of a Gadget whose color is `black` for good; counts the rest.
+struct Strict(Calls);
+
+impl Reconciler<Gadget> for Strict {
+    type Error = TerminalError;
+
+    async fn reconcile(
+        &self,
+        key: &ObjectKey,
+        gadget: Option<Arc<Gadget>>,
+    ) -> Result<Action, TerminalError> {
+        self.0.lock().unwrap().push((key.clone(), Instant::now()));
+        match gadget {
+            Some(g) if g.spec.color == "black" => Err(TerminalError::new("black is not a color")),
+            _ => Ok(Action::Done),
+        }
+    }
+}
+
+#[kubegen::test]
+async fn a_terminal_error_is_counted_and_not_retried_until_the_next_event(e: TestEnv) {
+    let calls = Calls::default();
+    let controller = Controller::<Gadget>::new("strict")
+        .backoff(Duration::from_millis(5), Duration::from_millis(50));
+    let manager = manager(&e).add(controller, Strict(calls.clone()));
+    let metrics = manager.metrics().clone();
+    let (stop, run) = start(manager);
+    let mut black = gadget("t");
+    black.spec.color = "black".into();
+    e.client.gadgets(&e.namespace).create(&black).await.unwrap();
+    let key = ObjectKey::new(Some(&e.namespace), "t");
+    eventually("the first reconcile", || calls_for(&calls, &key).len() == 1).await;
+    // With a 5 ms backoff a retried error would have come back many times by now.
+    assert_eq!(
+        settled_calls(&calls, &key).await,
+        1,
+        "a terminal error is not retried"
+    );
+    let terminal = r#"controller_runtime_terminal_reconcile_errors_total{controller="strict"}"#;
+    assert_eq!(series(&metrics, terminal), 1.0);
+    assert_eq!(
+        series(
+            &metrics,
+            r#"controller_runtime_reconcile_errors_total{controller="strict"}"#
+        ),
+        1.0
+    );
+    assert_eq!(
+        series(
+            &metrics,
+            r#"controller_runtime_reconcile_total{controller="strict",result="error"}"#
+        ),
+        1.0
+    );
+    // The next event brings the key back; fixed, it succeeds.
+    let fixed = serde_json::json!({"spec": {"color": "white"}});
+    Api::<Gadget>::namespaced(e.client.clone(), &e.namespace)
+        .patch("t", &PatchParams::default(), &Patch::Merge(&fixed))
+        .await
+        .unwrap();
+    eventually("the fixed object is reconciled", || {
+        calls_for(&calls, &key).len() == 2
+    })
+    .await;
+    assert_eq!(
+        series(
+            &metrics,
+            r#"controller_runtime_reconcile_total{controller="strict",result="success"}"#
+        ),
+        1.0
+    );
+    assert_eq!(series(&metrics, terminal), 1.0);
+    stop.cancel();
+    run.await.unwrap().unwrap();
+}
+
+/// Hangs on a key's first reconcile; later ones return at once.
+struct Hangs(Calls);
+
+impl Reconciler<Gadget> for Hangs {
+    type Error = kube::Error;
+
+    async fn reconcile(
+        &self,
+        key: &ObjectKey,
+        _: Option<Arc<Gadget>>,
+    ) -> Result<Action, kube::Error> {
+        let first = {
+            let mut calls = self.0.lock().unwrap();
+            calls.push((key.clone(), Instant::now()));
+            calls.len() == 1
+        };
+        if first {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+        }
+        Ok(Action::Done)
+    }
+}
+
+#[kubegen::test]
+async fn a_reconcile_past_its_timeout_is_stopped_counted_and_retried(e: TestEnv) {
+    let calls = Calls::default();
+    let controller = Controller::<Gadget>::new("slow")
+        .reconcile_timeout(Duration::from_millis(200))
+        .backoff(Duration::from_millis(20), Duration::from_secs(1));
+    let manager = manager(&e).add(controller, Hangs(calls.clone()));
+    let metrics = manager.metrics().clone();
+    let (stop, run) = start(manager);
+    e.client
+        .gadgets(&e.namespace)
+        .create(&gadget("s"))
+        .await
+        .unwrap();
+    let key = ObjectKey::new(Some(&e.namespace), "s");
+    eventually("the retry after the timeout", || {
+        calls_for(&calls, &key).len() == 2
+    })
+    .await;
+    let at = calls_for(&calls, &key);
+    assert!(
+        at[1] - at[0] >= Duration::from_millis(200),
+        "retried after {:?}",
+        at[1] - at[0]
+    );
+    assert_eq!(
+        series(
+            &metrics,
+            r#"controller_runtime_reconcile_timeouts_total{controller="slow"}"#
+        ),
+        1.0
+    );
+    assert_eq!(
+        series(
+            &metrics,
+            r#"controller_runtime_reconcile_total{controller="slow",result="error"}"#
+        ),
+        1.0
+    );
+    eventually("the retry succeeded", || {
+        series(
+            &metrics,
+            r#"controller_runtime_reconcile_total{controller="slow",result="success"}"#,
+        ) == 1.0
+    })
+    .await;
+    assert_eq!(settled_calls(&calls, &key).await, 2);
+    // A stopped manager waits for no hung reconcile: the one that timed out is gone.
+    stop.cancel();
+    run.await.unwrap().unwrap();
 }

@@ -20,9 +20,11 @@ use kube::Resource;
 use crate::informer::{InformerKind, KindScope, SharedInformerFactory};
 use crate::rbac::{Rules, Verb};
 
+pub mod predicate;
 mod run;
 mod sources;
 
+use predicate::{Funcs, Predicate, Predicates};
 pub use run::Running;
 use sources::Source;
 
@@ -89,7 +91,8 @@ pub enum Action {
 /// Called with the object's key and its cached state (`None` once it is gone from the
 /// cache: deleted, with no finalizer left). Reads come from the cache, writes go to the
 /// apiserver; a reconcile must be idempotent, because a key is reconciled again after every
-/// event and after every error. Errors are retried with per-key exponential backoff.
+/// event and after every error. Errors are retried with per-key exponential backoff, unless
+/// they are terminal ([`is_terminal`](Self::is_terminal)).
 pub trait Reconciler<K>: Send + Sync + 'static {
     /// Why a reconcile failed; logged, counted, and retried with backoff.
     type Error: fmt::Display + Send + 'static;
@@ -100,11 +103,42 @@ pub trait Reconciler<K>: Send + Sync + 'static {
         key: &ObjectKey,
         object: Option<Arc<K>>,
     ) -> impl Future<Output = Result<Action, Self::Error>> + Send;
+
+    /// Whether `error` is one retrying cannot fix (controller-runtime's `TerminalError`):
+    /// the key is not requeued, only its next event brings it back, and
+    /// `controller_runtime_terminal_reconcile_errors_total` counts it besides the error
+    /// counts. By default a [`TerminalError`] is terminal and nothing else is; a reconciler
+    /// with its own error type says which of its errors are.
+    fn is_terminal(&self, error: &Self::Error) -> bool {
+        (error as &dyn std::any::Any).is::<TerminalError>()
+    }
 }
 
-/// Decides whether an update of the primary kind needs a reconcile (controller-runtime's
-/// predicates). Adds and deletes always do.
-pub type UpdateFilter<K> = Arc<dyn Fn(&K, &K) -> bool + Send + Sync>;
+/// An error retrying cannot fix: an invalid spec the user must change, a reference to
+/// something that will not appear. A reconciler whose `Error` is this type returns
+/// `Err(TerminalError::new(..))` and the key is not retried (see
+/// [`Reconciler::is_terminal`]).
+#[derive(Debug)]
+pub struct TerminalError(Box<dyn std::error::Error + Send + Sync>);
+
+impl TerminalError {
+    /// A terminal error for `cause` (any error, or a message).
+    pub fn new(cause: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        TerminalError(cause.into())
+    }
+}
+
+impl fmt::Display for TerminalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "terminal error: {}", self.0)
+    }
+}
+
+impl std::error::Error for TerminalError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.0)
+    }
+}
 
 /// A controller for kind `K`: what it watches, how many workers reconcile, and how keys back
 /// off. Declaring it needs no client; [`Manager::add`](crate::manager::Manager::add) starts
@@ -112,9 +146,10 @@ pub type UpdateFilter<K> = Arc<dyn Fn(&K, &K) -> bool + Send + Sync>;
 pub struct Controller<K> {
     name: String,
     sources: Vec<Box<dyn Source>>,
-    update_filter: Option<UpdateFilter<K>>,
+    predicates: Predicates<K>,
     concurrency: usize,
     backoff: (Duration, Duration),
+    timeout: Option<Duration>,
     rules: Rules,
 }
 
@@ -131,9 +166,10 @@ where
         Controller {
             name: name.to_owned(),
             sources: Vec::new(),
-            update_filter: None,
+            predicates: Predicates::new(),
             concurrency: 1,
             backoff: (Duration::from_millis(5), Duration::from_secs(1000)),
+            timeout: None,
             rules: Rules::new().grant::<K>(&[Verb::List, Verb::Watch]),
         }
     }
@@ -146,36 +182,69 @@ where
     /// Reconciles the controlling owner of every `C` whose events arrive: a child's add,
     /// update or delete queues the `K` named by its `controller: true` owner reference
     /// (controller-runtime's `Owns`).
-    pub fn owns<C>(mut self) -> Self
+    pub fn owns<C>(self) -> Self
     where
         C: InformerKind,
         C::Scope: KindScope,
     {
-        self.sources.push(Box::new(sources::Owned::<K, C>::new()));
+        self.owns_with::<C>(Funcs::new())
+    }
+
+    /// [`owns`](Self::owns), for the events of `C` that `predicate` passes.
+    pub fn owns_with<C>(mut self, predicate: impl Predicate<C>) -> Self
+    where
+        C: InformerKind,
+        C::Scope: KindScope,
+    {
+        self.sources
+            .push(Box::new(sources::Owned::<K, C>::new(predicate)));
         self.rules = self.rules.grant::<C>(&[Verb::List, Verb::Watch]);
         self
     }
 
     /// Reconciles the keys `map` names for every `W` whose events arrive
     /// (controller-runtime's `Watches` with `EnqueueRequestsFromMapFunc`).
-    pub fn watches<W>(mut self, map: impl Fn(&W) -> Vec<ObjectKey> + Send + Sync + 'static) -> Self
+    pub fn watches<W>(self, map: impl Fn(&W) -> Vec<ObjectKey> + Send + Sync + 'static) -> Self
     where
         W: InformerKind,
         W::Scope: KindScope,
     {
-        self.sources.push(Box::new(sources::Mapped::<W>::new(map)));
+        self.watches_with(map, Funcs::new())
+    }
+
+    /// [`watches`](Self::watches), for the events of `W` that `predicate` passes.
+    pub fn watches_with<W>(
+        mut self,
+        map: impl Fn(&W) -> Vec<ObjectKey> + Send + Sync + 'static,
+        predicate: impl Predicate<W>,
+    ) -> Self
+    where
+        W: InformerKind,
+        W::Scope: KindScope,
+    {
+        self.sources
+            .push(Box::new(sources::Mapped::<W>::new(map, predicate)));
         self.rules = self.rules.grant::<W>(&[Verb::List, Verb::Watch]);
         self
     }
 
-    /// Only updates of `K` for which `filter(old, new)` holds are reconciled; the rest (a
-    /// status write coming back, a resync) are skipped.
-    pub fn filter_updates(
-        mut self,
-        filter: impl Fn(&K, &K) -> bool + Send + Sync + 'static,
-    ) -> Self {
-        self.update_filter = Some(Arc::new(filter));
+    /// Only the events of `K` that `predicate` passes are reconciled (controller-runtime's
+    /// `For(.., WithPredicates(..))`); given more than once, all must pass. See
+    /// [`predicate`] for the usual ones.
+    pub fn with_predicate(mut self, predicate: impl Predicate<K>) -> Self {
+        self.predicates.push(predicate);
         self
+    }
+
+    /// Only updates of `K` for which `filter(old, new)` holds are reconciled; the rest (a
+    /// status write coming back, a resync) are skipped. The same as
+    /// [`with_predicate`](Self::with_predicate) with
+    /// [`Funcs::update`](predicate::Funcs::update).
+    pub fn filter_updates(self, filter: impl Fn(&K, &K) -> bool + Send + Sync + 'static) -> Self
+    where
+        K: 'static,
+    {
+        self.with_predicate(Funcs::new().update(filter))
     }
 
     /// How many keys are reconciled at once (controller-runtime's
@@ -189,6 +258,16 @@ where
     /// (client-go's default is 5 ms up to 1000 s).
     pub fn backoff(mut self, base: Duration, max: Duration) -> Self {
         self.backoff = (base, max);
+        self
+    }
+
+    /// How long one reconcile may take (controller-runtime's `ReconciliationTimeout`; none
+    /// by default). A reconcile still running then is dropped at its next `.await`: it
+    /// counts as an error in the metrics and in `controller_runtime_reconcile_timeouts_total`,
+    /// and the key is retried with backoff. (Go cancels the reconcile's context and waits
+    /// for it to notice; a Rust future stops where it is.)
+    pub fn reconcile_timeout(mut self, limit: Duration) -> Self {
+        self.timeout = Some(limit);
         self
     }
 

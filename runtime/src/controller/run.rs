@@ -3,7 +3,7 @@
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
@@ -47,6 +47,7 @@ struct Shared<K, R> {
     store: Arc<Store<K>>,
     reconciler: R,
     metrics: ReconcileMetrics,
+    timeout: Option<Duration>,
 }
 
 pub(super) fn register<K, R>(
@@ -63,23 +64,33 @@ where
     let Controller {
         name,
         sources,
-        update_filter,
+        predicates,
         concurrency,
         backoff: (base, max),
+        timeout,
         rules: _,
     } = controller;
     let queue = WorkQueue::with_backoff(base, max).with_metrics(metrics.workqueue(&name));
     let informer = factory.informer::<K>();
     let (on_add, on_update, on_delete) = (queue.clone(), queue.clone(), queue.clone());
+    let (add, update, delete) = (predicates.clone(), predicates.clone(), predicates);
     informer.add_event_handler(
         Handlers::new()
-            .on_add(move |o: &Arc<K>, _| on_add.add(ObjectKey::of(o.as_ref())))
+            .on_add(move |o: &Arc<K>, _| {
+                if add.create(o) {
+                    on_add.add(ObjectKey::of(o.as_ref()));
+                }
+            })
             .on_update(move |old: &Arc<K>, new: &Arc<K>| {
-                if update_filter.as_ref().is_none_or(|f| f(old, new)) {
+                if update.update(old, new) {
                     on_update.add(ObjectKey::of(new.as_ref()));
                 }
             })
-            .on_delete(move |o: &Arc<K>| on_delete.add(ObjectKey::of(o.as_ref()))),
+            .on_delete(move |o: &Arc<K>| {
+                if delete.delete(o) {
+                    on_delete.add(ObjectKey::of(o.as_ref()));
+                }
+            }),
     );
     for source in &sources {
         source.attach(factory, queue.clone());
@@ -92,6 +103,7 @@ where
         store: informer.store().clone(),
         reconciler,
         metrics: reconcile_metrics,
+        timeout,
     });
     Running {
         name,
@@ -122,6 +134,7 @@ where
         store,
         reconciler,
         metrics,
+        timeout,
     } = &*shared;
     loop {
         let key = tokio::select! {
@@ -135,9 +148,19 @@ where
         let _active = metrics.worker_started();
         let started = Instant::now();
         let object = store.get_by_key(key.as_str());
-        let result = AssertUnwindSafe(reconciler.reconcile(&key, object))
-            .catch_unwind()
-            .await;
+        let reconcile = AssertUnwindSafe(reconciler.reconcile(&key, object)).catch_unwind();
+        let result = match timeout {
+            Some(limit) => tokio::time::timeout(*limit, reconcile).await.ok(),
+            None => Some(reconcile.await),
+        };
+        let Some(result) = result else {
+            tracing::warn!(controller = %name, %key, "reconcile timed out; retrying with backoff");
+            metrics.timed_out();
+            queue.add_rate_limited(key.clone());
+            metrics.observe(ReconcileOutcome::Error, started.elapsed());
+            queue.done(&key);
+            continue;
+        };
         let outcome = match result {
             Ok(Ok(Action::Done)) => {
                 queue.forget(&key);
@@ -151,6 +174,11 @@ where
                 queue.forget(&key);
                 queue.add_after(key.clone(), delay);
                 ReconcileOutcome::RequeueAfter
+            }
+            Ok(Err(error)) if reconciler.is_terminal(&error) => {
+                tracing::error!(controller = %name, %key, %error, "reconcile failed for good; not retrying");
+                metrics.terminal_error();
+                ReconcileOutcome::Error
             }
             Ok(Err(error)) => {
                 tracing::warn!(controller = %name, %key, %error, "reconcile failed; retrying with backoff");

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use kube::Resource;
 
 use super::ObjectKey;
+use super::predicate::{Predicate, Predicates};
 use crate::informer::{Handlers, InformerKind, KindScope, SharedInformerFactory};
 use crate::workqueue::WorkQueue;
 
@@ -16,12 +17,20 @@ pub(super) trait Source: Send + Sync {
     fn attach(&self, factory: &SharedInformerFactory, queue: WorkQueue<ObjectKey>);
 }
 
-/// Children of kind `C` controlled by a `K`.
-pub(super) struct Owned<K, C>(PhantomData<fn() -> (K, C)>);
+/// Children of kind `C` controlled by a `K`, those events the predicates pass.
+pub(super) struct Owned<K, C> {
+    predicates: Predicates<C>,
+    kinds: PhantomData<fn() -> K>,
+}
 
-impl<K, C> Owned<K, C> {
-    pub(super) fn new() -> Self {
-        Owned(PhantomData)
+impl<K, C: 'static> Owned<K, C> {
+    pub(super) fn new(predicate: impl Predicate<C>) -> Self {
+        let mut predicates = Predicates::new();
+        predicates.push(predicate);
+        Owned {
+            predicates,
+            kinds: PhantomData,
+        }
     }
 }
 
@@ -60,14 +69,24 @@ where
 {
     fn attach(&self, factory: &SharedInformerFactory, queue: WorkQueue<ObjectKey>) {
         let (on_add, on_update, on_delete) = (queue.clone(), queue.clone(), queue);
+        let (add, update, delete) = (
+            self.predicates.clone(),
+            self.predicates.clone(),
+            self.predicates.clone(),
+        );
         factory.informer::<C>().add_event_handler(
             Handlers::new()
                 .on_add(move |child: &Arc<C>, _| {
-                    if let Some(key) = controller_of::<K, C>(child.as_ref()) {
+                    if add.create(child)
+                        && let Some(key) = controller_of::<K, C>(child.as_ref())
+                    {
                         on_add.add(key);
                     }
                 })
                 .on_update(move |old: &Arc<C>, new: &Arc<C>| {
+                    if !update.update(old, new) {
+                        return;
+                    }
                     // A child handed to another owner also wakes the one it left.
                     let before = controller_of::<K, C>(old.as_ref());
                     let after = controller_of::<K, C>(new.as_ref());
@@ -81,7 +100,9 @@ where
                     }
                 })
                 .on_delete(move |child: &Arc<C>| {
-                    if let Some(key) = controller_of::<K, C>(child.as_ref()) {
+                    if delete.delete(child)
+                        && let Some(key) = controller_of::<K, C>(child.as_ref())
+                    {
                         on_delete.add(key);
                     }
                 }),
@@ -91,14 +112,23 @@ where
 
 type MapFn<W> = Arc<dyn Fn(&W) -> Vec<ObjectKey> + Send + Sync>;
 
-/// Objects of kind `W` mapped to keys by a function.
+/// Objects of kind `W` mapped to keys by a function, those events the predicates pass.
 pub(super) struct Mapped<W> {
     map: MapFn<W>,
+    predicates: Predicates<W>,
 }
 
-impl<W> Mapped<W> {
-    pub(super) fn new(map: impl Fn(&W) -> Vec<ObjectKey> + Send + Sync + 'static) -> Self {
-        Mapped { map: Arc::new(map) }
+impl<W: 'static> Mapped<W> {
+    pub(super) fn new(
+        map: impl Fn(&W) -> Vec<ObjectKey> + Send + Sync + 'static,
+        predicate: impl Predicate<W>,
+    ) -> Self {
+        let mut predicates = Predicates::new();
+        predicates.push(predicate);
+        Mapped {
+            map: Arc::new(map),
+            predicates,
+        }
     }
 }
 
@@ -118,14 +148,29 @@ where
         };
         let enqueue = Arc::new(enqueue);
         let (on_add, on_update, on_delete) = (enqueue.clone(), enqueue.clone(), enqueue);
+        let (add, update, delete) = (
+            self.predicates.clone(),
+            self.predicates.clone(),
+            self.predicates.clone(),
+        );
         factory.informer::<W>().add_event_handler(
             Handlers::new()
-                .on_add(move |o: &Arc<W>, _| on_add(o))
-                .on_update(move |old: &Arc<W>, new: &Arc<W>| {
-                    on_update(old);
-                    on_update(new);
+                .on_add(move |o: &Arc<W>, _| {
+                    if add.create(o) {
+                        on_add(o);
+                    }
                 })
-                .on_delete(move |o: &Arc<W>| on_delete(o)),
+                .on_update(move |old: &Arc<W>, new: &Arc<W>| {
+                    if update.update(old, new) {
+                        on_update(old);
+                        on_update(new);
+                    }
+                })
+                .on_delete(move |o: &Arc<W>| {
+                    if delete.delete(o) {
+                        on_delete(o);
+                    }
+                }),
         );
     }
 }

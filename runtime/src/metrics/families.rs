@@ -84,6 +84,8 @@ pub(super) struct WorkQueueFamilies {
 pub(super) struct ReconcileFamilies {
     pub total: Family<ResultLabels, Counter>,
     pub errors: Family<ControllerLabels, Counter>,
+    pub terminal_errors: Family<ControllerLabels, Counter>,
+    pub timeouts: Family<ControllerLabels, Counter>,
     pub panics: Family<ControllerLabels, Counter>,
     pub time: HistogramFamily<ControllerLabels>,
     pub max_concurrent: Family<ControllerLabels, Gauge>,
@@ -115,6 +117,8 @@ impl Families {
             reconcile: ReconcileFamilies {
                 total: Family::default(),
                 errors: Family::default(),
+                terminal_errors: Family::default(),
+                timeouts: Family::default(),
                 panics: Family::default(),
                 time: Family::new_with_constructor(reconcile_histogram),
                 max_concurrent: Family::default(),
@@ -170,6 +174,16 @@ impl Families {
             "controller_runtime_reconcile_errors",
             "Reconciles that returned an error",
             rc.errors.clone(),
+        );
+        registry.register(
+            "controller_runtime_terminal_reconcile_errors",
+            "Reconciles that returned a terminal error, which is not retried",
+            rc.terminal_errors.clone(),
+        );
+        registry.register(
+            "controller_runtime_reconcile_timeouts",
+            "Reconciles stopped at the controller's reconcile timeout",
+            rc.timeouts.clone(),
         );
         registry.register(
             "controller_runtime_reconcile_panics",

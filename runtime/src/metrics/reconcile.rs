@@ -47,6 +47,8 @@ pub struct ReconcileMetrics {
     /// Indexed like [`ReconcileOutcome::ALL`].
     total: [Counter; 4],
     errors: Counter,
+    terminal_errors: Counter,
+    timeouts: Counter,
     panics: Counter,
     time: Histogram,
     max_concurrent: Gauge,
@@ -64,6 +66,8 @@ impl ReconcileMetrics {
         ReconcileMetrics {
             total,
             errors: families.errors.get_or_create_owned(labels),
+            terminal_errors: families.terminal_errors.get_or_create_owned(labels),
+            timeouts: families.timeouts.get_or_create_owned(labels),
             panics: families.panics.get_or_create_owned(labels),
             time: families.time.get_or_create_owned(labels),
             max_concurrent: families.max_concurrent.get_or_create_owned(labels),
@@ -79,6 +83,18 @@ impl ReconcileMetrics {
             self.errors.inc();
         }
         self.time.observe(took.as_secs_f64());
+    }
+
+    /// Records a reconcile that failed with a terminal error: not retried (observe its
+    /// outcome, an error, as well).
+    pub fn terminal_error(&self) {
+        self.terminal_errors.inc();
+    }
+
+    /// Records a reconcile stopped at the controller's reconcile timeout (observe its
+    /// outcome, an error, as well).
+    pub fn timed_out(&self) {
+        self.timeouts.inc();
     }
 
     /// Records a reconcile that panicked (observe its outcome, usually an error, as well).
