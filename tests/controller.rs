@@ -15,6 +15,10 @@ use common::api::{Gadget, GadgetClientExt};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{Api, Patch, PatchParams};
 use kubegen::controller::predicate::{GenerationChanged, Labels};
+use kubegen::controller::util::{
+    self, Finalizing, OperationResult, create_or_patch, create_or_update, finalize,
+    set_controller_reference,
+};
 use kubegen::controller::{Action, Controller, ObjectKey, Reconciler, TerminalError};
 use kubegen::metrics::Metrics;
 use kubegen::selector::LabelSelector;
@@ -281,10 +285,11 @@ async fn manager_rules_cover_every_declared_read_and_write(e: TestEnv) {
     };
     expect("client.kubegen.dev/gadgets", &["list", "watch"]);
     expect("client.kubegen.dev/gadgets/status", &["patch"]);
+    expect("client.kubegen.dev/gadgets/finalizers", &["update"]);
     expect("manager.kubegen.dev/parts", &["list", "watch"]);
     expect("coordination.k8s.io/leases", &["create", "get", "update"]);
     expect("events.k8s.io/events", &["create", "patch"]);
-    assert_eq!(rules.len(), 5, "{rules:#?}");
+    assert_eq!(rules.len(), 6, "{rules:#?}");
 }
 
 /// A series' value in the metrics text.
@@ -558,6 +563,181 @@ async fn a_reconcile_past_its_timeout_is_stopped_counted_and_retried(e: TestEnv)
     .await;
     assert_eq!(settled_calls(&calls, &key).await, 2);
     // A stopped manager waits for no hung reconcile: the one that timed out is gone.
+    stop.cancel();
+    run.await.unwrap().unwrap();
+}
+
+#[kubegen::test]
+async fn create_or_update_and_create_or_patch_say_what_they_did(e: TestEnv) {
+    let gadgets = Api::<Gadget>::namespaced(e.client.clone(), &e.namespace);
+    let owner = e
+        .client
+        .gadgets(&e.namespace)
+        .create(&gadget("owner"))
+        .await
+        .unwrap();
+    let parts = Api::<Part>::namespaced(e.client.clone(), &e.namespace);
+    let part = || {
+        let mut part = Part::new(
+            "owned",
+            PartSpec {
+                gadget: String::new(),
+            },
+        );
+        part.metadata.namespace = Some(e.namespace.clone());
+        part
+    };
+    let controlled = |gadget: &str| {
+        let (owner, gadget) = (owner.clone(), gadget.to_owned());
+        move |p: &mut Part| {
+            p.spec.gadget = gadget;
+            set_controller_reference(&owner, p).unwrap();
+        }
+    };
+    let (created, did) = create_or_update(&parts, part(), controlled("owner"))
+        .await
+        .unwrap();
+    assert_eq!(did, OperationResult::Created);
+    let reference = &created.metadata.owner_references.as_ref().unwrap()[0];
+    assert_eq!(reference.uid, owner.metadata.uid.clone().unwrap());
+    assert_eq!(
+        (reference.controller, reference.block_owner_deletion),
+        (Some(true), Some(true))
+    );
+    let (_, did) = create_or_update(&parts, part(), controlled("owner"))
+        .await
+        .unwrap();
+    assert_eq!(did, OperationResult::Unchanged);
+    let (updated, did) = create_or_update(&parts, part(), controlled("other"))
+        .await
+        .unwrap();
+    assert_eq!(
+        (did, updated.spec.gadget.as_str()),
+        (OperationResult::Updated, "other")
+    );
+    let renamed = create_or_update(&parts, part(), |p| p.metadata.name = Some("x".into())).await;
+    assert!(
+        matches!(renamed, Err(util::WriteError::Renamed)),
+        "{renamed:?}"
+    );
+    // Patches: the spec, the status, both.
+    let named = || {
+        let mut g = gadget("owner");
+        g.metadata.namespace = Some(e.namespace.clone());
+        g
+    };
+    let (_, did) = create_or_patch(&gadgets, named(), |_| {}).await.unwrap();
+    assert_eq!(did, OperationResult::Unchanged);
+    let (patched, did) = create_or_patch(&gadgets, named(), |g| g.spec.color = "blue".into())
+        .await
+        .unwrap();
+    assert_eq!(
+        (did, patched.spec.color.as_str()),
+        (OperationResult::Updated, "blue")
+    );
+    let phase = |phase: &str| {
+        let phase = phase.to_owned();
+        move |g: &mut Gadget| g.status.get_or_insert_with(Default::default).phase = Some(phase)
+    };
+    let (patched, did) = create_or_patch(&gadgets, named(), phase("Ready"))
+        .await
+        .unwrap();
+    assert_eq!(did, OperationResult::UpdatedStatusOnly);
+    assert_eq!(patched.status.unwrap().phase.as_deref(), Some("Ready"));
+    let (patched, did) = create_or_patch(&gadgets, named(), |g| {
+        g.spec.color = "green".into();
+        phase("Done")(g);
+    })
+    .await
+    .unwrap();
+    assert_eq!(did, OperationResult::UpdatedStatus);
+    assert_eq!(patched.spec.color, "green");
+    assert_eq!(patched.status.unwrap().phase.as_deref(), Some("Done"));
+    let (created, did) = create_or_patch(
+        &gadgets,
+        {
+            let mut g = gadget("fresh");
+            g.metadata.namespace = Some(e.namespace.clone());
+            g
+        },
+        |g| g.spec.color = "teal".into(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        (did, created.spec.color.as_str()),
+        (OperationResult::Created, "teal")
+    );
+}
+
+/// Keeps a finalizer on every Gadget; counts applies and clean-ups.
+struct Finalized {
+    gadgets: Api<Gadget>,
+    applied: Calls,
+    cleaned: Calls,
+}
+
+const FINALIZER: &str = "controller.kubegen.dev/cleanup";
+
+impl Reconciler<Gadget> for Finalized {
+    type Error = util::FinalizeError<kube::Error>;
+
+    async fn reconcile(
+        &self,
+        key: &ObjectKey,
+        gadget: Option<Arc<Gadget>>,
+    ) -> Result<Action, Self::Error> {
+        let Some(gadget) = gadget else {
+            return Ok(Action::Done);
+        };
+        finalize(&self.gadgets, FINALIZER, gadget, |step| async move {
+            let calls = match step {
+                Finalizing::Apply(_) => &self.applied,
+                Finalizing::Cleanup(_) => &self.cleaned,
+            };
+            calls.lock().unwrap().push((key.clone(), Instant::now()));
+            Ok(Action::Done)
+        })
+        .await
+    }
+}
+
+#[kubegen::test]
+async fn finalize_adds_the_finalizer_cleans_up_once_and_lets_the_object_go(e: TestEnv) {
+    let gadgets = Api::<Gadget>::namespaced(e.client.clone(), &e.namespace);
+    let (applied, cleaned) = (Calls::default(), Calls::default());
+    let reconciler = Finalized {
+        gadgets: gadgets.clone(),
+        applied: applied.clone(),
+        cleaned: cleaned.clone(),
+    };
+    let (stop, run) = start(manager(&e).add(Controller::<Gadget>::new("finalizing"), reconciler));
+    e.client
+        .gadgets(&e.namespace)
+        .create(&gadget("f"))
+        .await
+        .unwrap();
+    let key = ObjectKey::new(Some(&e.namespace), "f");
+    // The finalizer's own write brings the key back for the apply.
+    eventually("the apply after the finalizer", || {
+        !calls_for(&applied, &key).is_empty()
+    })
+    .await;
+    let held = gadgets.get("f").await.unwrap();
+    assert_eq!(held.metadata.finalizers, Some(vec![FINALIZER.to_owned()]));
+    assert!(calls_for(&cleaned, &key).is_empty());
+    gadgets.delete("f", &Default::default()).await.unwrap();
+    eventually("the clean-up", || !calls_for(&cleaned, &key).is_empty()).await;
+    let mut gone = false;
+    for _ in 0..100 {
+        if gadgets.get_opt("f").await.unwrap().is_none() {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(gone, "the object is deleted once its finalizer is removed");
+    assert_eq!(settled_calls(&cleaned, &key).await, 1, "cleaned up once");
     stop.cancel();
     run.await.unwrap().unwrap();
 }

@@ -50,6 +50,7 @@ fn rbacgen_prints_the_service_account_role_and_binding() {
                  "verbs": ["create", "delete", "list", "patch", "watch"]},
                 {"apiGroups": [group], "resources": ["cronjobs"],
                  "verbs": ["list", "patch", "watch"]},
+                {"apiGroups": [group], "resources": ["cronjobs/finalizers"], "verbs": ["update"]},
                 {"apiGroups": [group], "resources": ["cronjobs/status"], "verbs": ["patch"]},
                 {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
                  "verbs": ["create", "get", "update"]},

@@ -7,15 +7,13 @@
 //! Three scenarios run side by side, each with its own namespace, ServiceAccount and
 //! ClusterRole: the whole demo under the full role, then the role without `cronjobs/status`
 //! patch, and without `batch` `jobs` create. Last, a Job that blocks its owner's deletion
-//! shows when the role would need `cronjobs/finalizers`.
+//! shows why the role holds `cronjobs/finalizers`.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::Resource as _;
 use k8s_openapi::api::authorization::v1::ResourceAttributes;
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{Api, Patch, PatchParams};
 use kube::core::Status;
 use kubegen::client::{ClientError, ResourceClient};
@@ -95,10 +93,10 @@ fn jobs(client: kube::Client, ns: &str) -> ResourceClient<Job> {
     ResourceClient::namespaced(client, ns)
 }
 
-/// The operator's Jobs leave `blockOwnerDeletion` unset, so its role needs no
-/// `cronjobs/finalizers`. A Job that set it would be refused by the
-/// `OwnerReferencesPermissionEnforcement` admission plugin until the role grants update on
-/// `cronjobs/finalizers`.
+/// A Job that blocks its owner's deletion (as `set_controller_reference` makes it) needs
+/// update on `cronjobs/finalizers` under the `OwnerReferencesPermissionEnforcement` admission
+/// plugin: refused with the role less that rule, created under the operator's role, which
+/// holds it because the controller `owns` Jobs.
 async fn blocking_owner_deletion_needs_the_finalizers_rule(env: &Envtest, ns: &str) {
     let client = env.service_account_client(ns, OPERATOR).await.unwrap();
     let nightly = env.client().cron_jobs(ns).get("nightly").await.unwrap();
@@ -107,14 +105,15 @@ async fn blocking_owner_deletion_needs_the_finalizers_rule(env: &Envtest, ns: &s
         ..Job::default()
     };
     run.metadata.name = Some("blocking".into());
-    run.metadata.owner_references = Some(vec![OwnerReference {
-        api_version: CronJob::API_VERSION.into(),
-        kind: CronJob::KIND.into(),
-        name: "nightly".into(),
-        uid: nightly.metadata.uid.unwrap(),
-        controller: Some(true),
-        block_owner_deletion: Some(true),
-    }]);
+    run.metadata.namespace = Some(ns.into());
+    kubegen::controller::util::set_controller_reference(&nightly, &mut run).unwrap();
+    let full = operator_rules();
+    let without = full
+        .clone()
+        .revoke_resource(GROUP, "cronjobs/finalizers", &[Verb::Update]);
+    assert_ne!(without, full, "owns() grants update on cronjobs/finalizers");
+    apply(env, &without.cluster_role(&role_name(ns))).await;
+    wait_for_rules(&client, ns, &without).await;
     let runs = jobs(client.clone(), ns);
     match runs.create(&run).await {
         Err(ClientError::Forbidden(status)) => {
@@ -130,10 +129,8 @@ async fn blocking_owner_deletion_needs_the_finalizers_rule(env: &Envtest, ns: &s
         }
         other => panic!("blockOwnerDeletion should need cronjobs/finalizers: {other:?}"),
     }
-    let with_finalizers =
-        operator_rules().grant_subresource::<CronJob>("finalizers", &[Verb::Update]);
-    apply(env, &with_finalizers.cluster_role(&role_name(ns))).await;
-    wait_for_rules(&client, ns, &with_finalizers).await;
+    apply(env, &full.cluster_role(&role_name(ns))).await;
+    wait_for_rules(&client, ns, &full).await;
     runs.create(&run).await.unwrap();
 }
 

@@ -20,9 +20,11 @@ use kube::Resource;
 use crate::informer::{InformerKind, KindScope, SharedInformerFactory};
 use crate::rbac::{Rules, Verb};
 
+pub mod conditions;
 pub mod predicate;
 mod run;
 mod sources;
+pub mod util;
 
 use predicate::{Funcs, Predicate, Predicates};
 pub use run::Running;
@@ -181,7 +183,9 @@ where
 
     /// Reconciles the controlling owner of every `C` whose events arrive: a child's add,
     /// update or delete queues the `K` named by its `controller: true` owner reference
-    /// (controller-runtime's `Owns`).
+    /// (controller-runtime's `Owns`). Grants `list` and `watch` on `C`, and `update` on
+    /// `K`'s `finalizers`, which setting a reference with `blockOwnerDeletion`
+    /// ([`util::set_controller_reference`]) needs.
     pub fn owns<C>(self) -> Self
     where
         C: InformerKind,
@@ -198,7 +202,13 @@ where
     {
         self.sources
             .push(Box::new(sources::Owned::<K, C>::new(predicate)));
-        self.rules = self.rules.grant::<C>(&[Verb::List, Verb::Watch]);
+        // A controller reference blocks the owner's deletion, which
+        // OwnerReferencesPermissionEnforcement lets only those who may update the owner's
+        // finalizers set (kubebuilder scaffolds the same rule).
+        self.rules = self
+            .rules
+            .grant::<C>(&[Verb::List, Verb::Watch])
+            .grant_subresource::<K>("finalizers", &[Verb::Update]);
         self
     }
 
