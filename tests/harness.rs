@@ -7,7 +7,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod, ServiceAccount};
 use kube::api::{Api, ListParams, PostParams};
 use kubegen::CustomResource as _;
 use kubegen::testing::backend::TestSetup;
-use kubegen::testing::{Backend, TestEnv};
+use kubegen::testing::{Backend, Eventually, TestEnv, eventually};
 use serde_json::json;
 
 mod kinds {
@@ -249,6 +249,38 @@ async fn without_the_service_account_pods_are_refused(env: TestEnv) {
 async fn tests_without_setup_get_the_service_account_too(env: TestEnv) {
     let accounts: Api<ServiceAccount> = Api::namespaced(env.client.clone(), &env.namespace);
     accounts.get("default").await.unwrap();
+}
+
+#[kubegen::test]
+async fn eventually_waits_for_what_comes_later_and_says_what_never_came(env: TestEnv) {
+    let configs: Api<ConfigMap> = Api::namespaced(env.client.clone(), &env.namespace);
+    let later = configs.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        let config: ConfigMap =
+            serde_json::from_value(json!({"metadata": {"name": "later"}, "data": {"k": "v"}}))
+                .unwrap();
+        later.create(&PostParams::default(), &config).await.unwrap();
+    });
+    let config = eventually("the ConfigMap is created", || {
+        let configs = configs.clone();
+        async move { configs.get_opt("later").await.ok().flatten() }
+    })
+    .await;
+    assert_eq!(config.data.unwrap()["k"], "v");
+    let short = Eventually::default().timeout(std::time::Duration::from_millis(300));
+    let never = short
+        .try_until("a ConfigMap nobody makes", || {
+            let configs = configs.clone();
+            async move { configs.get("never").await }
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        never.starts_with("timed out after 300ms waiting until a ConfigMap nobody makes: "),
+        "{never}"
+    );
+    assert!(never.contains("not found"), "{never}");
 }
 
 fn a_fault_after_the_seeds(setup: &mut TestSetup) {

@@ -25,13 +25,14 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use k8s_openapi::Resource as _;
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, OwnerReference};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use kubegen::builtin::{BuiltinClientExt, BuiltinInformersExt};
 use kubegen::cache::Lister;
 use kubegen::client::{ClientError, Patch, PatchParams, PostParams};
+use kubegen::controller::predicate::GenerationChanged;
+use kubegen::controller::util::set_controller_reference;
 use kubegen::controller::{Action, Controller, ObjectKey, Reconciler};
 use kubegen::events::{EventRecorder, EventType};
 use kubegen::informer::SharedInformerFactory;
@@ -77,12 +78,13 @@ pub enum SyncError {
     Client(#[from] ClientError),
 }
 
-/// The Foo controller: Foos whose spec changed, and the owners of Deployments that changed,
-/// with two workers (sample-controller's default). Status writes coming back are skipped.
+/// The Foo controller: Foos whose spec changed (their generation moved), and the owners of
+/// Deployments that changed, with two workers (sample-controller's default). Status writes
+/// coming back are skipped.
 pub fn controller() -> Controller<Foo> {
     Controller::new("foo")
         .owns::<Deployment>()
-        .filter_updates(|old: &Foo, new: &Foo| old.spec != new.spec)
+        .with_predicate(GenerationChanged)
         .concurrency(2)
         .writes(
             Rules::new()
@@ -254,19 +256,10 @@ pub fn new_deployment(foo: &Foo) -> Deployment {
     let labels: BTreeMap<String, String> = [("app", "nginx"), ("controller", name.as_str())]
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .into();
-    let owner = OwnerReference {
-        api_version: Foo::API_VERSION.into(),
-        kind: Foo::KIND.into(),
-        name: name.clone(),
-        uid: foo.metadata.uid.clone().unwrap_or_default(),
-        controller: Some(true),
-        block_owner_deletion: Some(true),
-    };
-    Deployment {
+    let mut deployment = Deployment {
         metadata: ObjectMeta {
             name: Some(foo.spec.deployment_name.clone()),
             namespace: foo.metadata.namespace.clone(),
-            owner_references: Some(vec![owner]),
             ..ObjectMeta::default()
         },
         spec: DeploymentSpec {
@@ -292,5 +285,9 @@ pub fn new_deployment(foo: &Foo) -> Deployment {
             ..DeploymentSpec::default()
         },
         status: None,
-    }
+    };
+    // The Foo and its Deployment share a namespace, so this cannot fail; a Foo read from
+    // the apiserver has the uid the reference needs.
+    set_controller_reference(foo, &mut deployment).expect("a Foo owns a Deployment beside it");
+    deployment
 }

@@ -33,6 +33,7 @@ pub mod controllers;
 mod decode;
 #[cfg(feature = "envtest")]
 pub mod envtest;
+mod eventually;
 pub mod generate;
 mod http;
 mod jsonpatch;
@@ -52,6 +53,7 @@ pub use self::clock::Clock;
 pub use self::controllers::{Controller, Controllers};
 #[cfg(feature = "envtest")]
 pub use self::envtest::{Envtest, EnvtestBuilder, EnvtestError};
+pub use self::eventually::{Eventually, Outcome, eventually};
 pub use self::http::ResponseBody;
 pub use self::kubelet::{Kubelet, KubeletTask, PodFate};
 pub use self::status::ApiError;
