@@ -152,6 +152,7 @@ pub struct Controller<K> {
     concurrency: usize,
     backoff: (Duration, Duration),
     timeout: Option<Duration>,
+    prioritize: bool,
     rules: Rules,
 }
 
@@ -172,6 +173,7 @@ where
             concurrency: 1,
             backoff: (Duration::from_millis(5), Duration::from_secs(1000)),
             timeout: None,
+            prioritize: true,
             rules: Rules::new().grant::<K>(&[Verb::List, Verb::Watch]),
         }
     }
@@ -268,6 +270,14 @@ where
     /// (client-go's default is 5 ms up to 1000 s).
     pub fn backoff(mut self, base: Duration, max: Duration) -> Self {
         self.backoff = (base, max);
+        self
+    }
+
+    /// Whether the work queue serves users' changes before the informers' first lists and
+    /// resyncs (controller-runtime's priority queue, its default since v0.23; on by default
+    /// here too). Off, every event queues at the same priority: client-go's FIFO.
+    pub fn priority_queue(mut self, on: bool) -> Self {
+        self.prioritize = on;
         self
     }
 

@@ -9,11 +9,12 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
+use super::sources::Keys;
 use super::{Action, Controller, ObjectKey, Reconciler};
 use crate::cache::Store;
 use crate::informer::{Handlers, InformerKind, KindScope, SharedInformerFactory};
 use crate::metrics::{Metrics, ReconcileMetrics, ReconcileOutcome};
-use crate::workqueue::WorkQueue;
+use crate::workqueue::{AddOptions, WorkQueue};
 
 /// A controller wired to its informers, its workers not started yet.
 pub struct Running {
@@ -68,32 +69,37 @@ where
         concurrency,
         backoff: (base, max),
         timeout,
+        prioritize,
         rules: _,
     } = controller;
     let queue = WorkQueue::with_backoff(base, max).with_metrics(metrics.workqueue(&name));
     let informer = factory.informer::<K>();
-    let (on_add, on_update, on_delete) = (queue.clone(), queue.clone(), queue.clone());
+    let keys = Keys {
+        queue: queue.clone(),
+        prioritize,
+    };
+    let (on_add, on_update, on_delete) = (keys.clone(), keys.clone(), keys.clone());
     let (add, update, delete) = (predicates.clone(), predicates.clone(), predicates);
     informer.add_event_handler(
         Handlers::new()
-            .on_add(move |o: &Arc<K>, _| {
+            .on_add(move |o: &Arc<K>, initial| {
                 if add.create(o) {
-                    on_add.add(ObjectKey::of(o.as_ref()));
+                    on_add.added(ObjectKey::of(o.as_ref()), initial);
                 }
             })
             .on_update(move |old: &Arc<K>, new: &Arc<K>| {
                 if update.update(old, new) {
-                    on_update.add(ObjectKey::of(new.as_ref()));
+                    on_update.updated(ObjectKey::of(new.as_ref()), old.as_ref(), new.as_ref());
                 }
             })
             .on_delete(move |o: &Arc<K>| {
                 if delete.delete(o) {
-                    on_delete.add(ObjectKey::of(o.as_ref()));
+                    on_delete.deleted(ObjectKey::of(o.as_ref()));
                 }
             }),
     );
     for source in &sources {
-        source.attach(factory, queue.clone());
+        source.attach(factory, keys.clone());
     }
     let reconcile_metrics = metrics.reconcile(&name);
     reconcile_metrics.set_max_concurrent(concurrency);
@@ -137,14 +143,23 @@ where
         timeout,
     } = &*shared;
     loop {
-        let key = tokio::select! {
+        let (key, priority) = tokio::select! {
             biased;
             _ = stop.cancelled() => return,
-            key = queue.get() => match key {
+            key = queue.get_with_priority() => match key {
                 Some(key) => key,
                 None => return,
             },
         };
+        // A key that comes back keeps the priority it was queued at.
+        let again = |options: AddOptions| AddOptions {
+            priority,
+            ..options
+        };
+        let backoff = again(AddOptions {
+            rate_limited: true,
+            ..AddOptions::default()
+        });
         let _active = metrics.worker_started();
         let started = Instant::now();
         let object = store.get_by_key(key.as_str());
@@ -156,7 +171,7 @@ where
         let Some(result) = result else {
             tracing::warn!(controller = %name, %key, "reconcile timed out; retrying with backoff");
             metrics.timed_out();
-            queue.add_rate_limited(key.clone());
+            queue.add_with(key.clone(), backoff);
             metrics.observe(ReconcileOutcome::Error, started.elapsed());
             queue.done(&key);
             continue;
@@ -167,12 +182,16 @@ where
                 ReconcileOutcome::Success
             }
             Ok(Ok(Action::Requeue)) => {
-                queue.add_rate_limited(key.clone());
+                queue.add_with(key.clone(), backoff);
                 ReconcileOutcome::Requeue
             }
             Ok(Ok(Action::RequeueAfter(delay))) => {
                 queue.forget(&key);
-                queue.add_after(key.clone(), delay);
+                let after = again(AddOptions {
+                    after: Some(delay),
+                    ..AddOptions::default()
+                });
+                queue.add_with(key.clone(), after);
                 ReconcileOutcome::RequeueAfter
             }
             Ok(Err(error)) if reconciler.is_terminal(&error) => {
@@ -182,13 +201,13 @@ where
             }
             Ok(Err(error)) => {
                 tracing::warn!(controller = %name, %key, %error, "reconcile failed; retrying with backoff");
-                queue.add_rate_limited(key.clone());
+                queue.add_with(key.clone(), backoff);
                 ReconcileOutcome::Error
             }
             Err(_) => {
                 tracing::error!(controller = %name, %key, "reconcile panicked; retrying with backoff");
                 metrics.panicked();
-                queue.add_rate_limited(key.clone());
+                queue.add_with(key.clone(), backoff);
                 ReconcileOutcome::Error
             }
         };

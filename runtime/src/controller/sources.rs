@@ -9,12 +9,53 @@ use kube::Resource;
 use super::ObjectKey;
 use super::predicate::{Predicate, Predicates};
 use crate::informer::{Handlers, InformerKind, KindScope, SharedInformerFactory};
-use crate::workqueue::WorkQueue;
+use crate::workqueue::{AddOptions, LOW_PRIORITY, WorkQueue};
 
 /// An informer feeding a controller's queue.
 pub(super) trait Source: Send + Sync {
     /// Adds the handlers that turn the informer's events into keys on `queue`.
-    fn attach(&self, factory: &SharedInformerFactory, queue: WorkQueue<ObjectKey>);
+    fn attach(&self, factory: &SharedInformerFactory, queue: Keys);
+}
+
+/// A controller's queue as its sources feed it: the objects of an informer's first list,
+/// and updates that change nothing (resyncs), at [`LOW_PRIORITY`] when the controller
+/// prioritizes (controller-runtime's `WithLowPriorityWhenUnchanged`).
+#[derive(Clone)]
+pub(super) struct Keys {
+    pub(super) queue: WorkQueue<ObjectKey>,
+    pub(super) prioritize: bool,
+}
+
+impl Keys {
+    /// Queues `key` for an added object.
+    pub(super) fn added(&self, key: ObjectKey, initial: bool) {
+        self.add(key, initial);
+    }
+
+    /// Queues `key` for an update from `old` to `new`.
+    pub(super) fn updated<K: Resource>(&self, key: ObjectKey, old: &K, new: &K) {
+        self.add(
+            key,
+            old.meta().resource_version == new.meta().resource_version,
+        );
+    }
+
+    /// Queues `key` for a deleted object.
+    pub(super) fn deleted(&self, key: ObjectKey) {
+        self.add(key, false);
+    }
+
+    fn add(&self, key: ObjectKey, unchanged: bool) {
+        let priority = match self.prioritize && unchanged {
+            true => LOW_PRIORITY,
+            false => 0,
+        };
+        let options = AddOptions {
+            priority,
+            ..AddOptions::default()
+        };
+        self.queue.add_with(key, options);
+    }
 }
 
 /// Children of kind `C` controlled by a `K`, those events the predicates pass.
@@ -67,7 +108,7 @@ where
     C: InformerKind,
     C::Scope: KindScope,
 {
-    fn attach(&self, factory: &SharedInformerFactory, queue: WorkQueue<ObjectKey>) {
+    fn attach(&self, factory: &SharedInformerFactory, queue: Keys) {
         let (on_add, on_update, on_delete) = (queue.clone(), queue.clone(), queue);
         let (add, update, delete) = (
             self.predicates.clone(),
@@ -76,11 +117,11 @@ where
         );
         factory.informer::<C>().add_event_handler(
             Handlers::new()
-                .on_add(move |child: &Arc<C>, _| {
+                .on_add(move |child: &Arc<C>, initial| {
                     if add.create(child)
                         && let Some(key) = controller_of::<K, C>(child.as_ref())
                     {
-                        on_add.add(key);
+                        on_add.added(key, initial);
                     }
                 })
                 .on_update(move |old: &Arc<C>, new: &Arc<C>| {
@@ -93,17 +134,17 @@ where
                     if before != after
                         && let Some(key) = before
                     {
-                        on_update.add(key);
+                        on_update.updated(key, old.as_ref(), new.as_ref());
                     }
                     if let Some(key) = after {
-                        on_update.add(key);
+                        on_update.updated(key, old.as_ref(), new.as_ref());
                     }
                 })
                 .on_delete(move |child: &Arc<C>| {
                     if delete.delete(child)
                         && let Some(key) = controller_of::<K, C>(child.as_ref())
                     {
-                        on_delete.add(key);
+                        on_delete.deleted(key);
                     }
                 }),
         );
@@ -137,12 +178,13 @@ where
     W: InformerKind,
     W::Scope: KindScope,
 {
-    fn attach(&self, factory: &SharedInformerFactory, queue: WorkQueue<ObjectKey>) {
+    fn attach(&self, factory: &SharedInformerFactory, queue: Keys) {
+        // Each of the object's keys, queued at the priority its event has.
         let enqueue = {
             let map = self.map.clone();
-            move |object: &W| {
+            move |object: &W, unchanged: bool| {
                 for key in map(object) {
-                    queue.add(key);
+                    queue.add(key, unchanged);
                 }
             }
         };
@@ -155,20 +197,21 @@ where
         );
         factory.informer::<W>().add_event_handler(
             Handlers::new()
-                .on_add(move |o: &Arc<W>, _| {
+                .on_add(move |o: &Arc<W>, initial| {
                     if add.create(o) {
-                        on_add(o);
+                        on_add(o, initial);
                     }
                 })
                 .on_update(move |old: &Arc<W>, new: &Arc<W>| {
                     if update.update(old, new) {
-                        on_update(old);
-                        on_update(new);
+                        let unchanged = old.meta().resource_version == new.meta().resource_version;
+                        on_update(old, unchanged);
+                        on_update(new, unchanged);
                     }
                 })
                 .on_delete(move |o: &Arc<W>| {
                     if delete.delete(o) {
-                        on_delete(o);
+                        on_delete(o, false);
                     }
                 }),
         );

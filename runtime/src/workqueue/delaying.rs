@@ -93,7 +93,8 @@ pub(super) async fn waiting_loop<T: Clone + Eq + Hash>(queue: Weak<Inner<T>>, wa
             let now = Instant::now();
             let mut queued = 0usize;
             while let Some(item) = s.waiting.pop_due(now) {
-                if inner.insert(&mut s, item) {
+                let priority = s.delayed.remove(&item).unwrap_or(0);
+                if inner.insert(&mut s, item, priority) {
                     queued += 1;
                 }
             }

@@ -8,12 +8,20 @@
 //! timers. [`WorkQueue::add_rate_limited`] delays an item exponentially per failure until
 //! [`WorkQueue::forget`] resets it. [`WorkQueue::with_metrics`] turns on client-go's queue
 //! metrics.
+//!
+//! Items carry a priority (controller-runtime's priority queue): [`WorkQueue::get`] hands out
+//! the highest first, and items of one priority in the order they were added, so a queue
+//! whose items all have the default priority 0 is client-go's FIFO. An item added again
+//! with a higher priority than it waits with moves up. Controllers give the objects of an
+//! informer's first list and its resyncs [`LOW_PRIORITY`], so a change a user makes is
+//! reconciled first even while thousands of existing objects are being worked through.
 
 mod delaying;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::Hash;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -25,8 +33,75 @@ use tokio::time::Instant;
 use crate::metrics::WorkQueueMetrics;
 use delaying::Waiting;
 
+/// The priority controllers give the objects of an informer's first list and its resyncs
+/// (controller-runtime's `handler.LowPriority`).
+pub const LOW_PRIORITY: i32 = -100;
+
+/// How an item is added ([`WorkQueue::add_with`]); the default adds it now, at priority 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AddOptions {
+    /// Higher is served first; 0 by default.
+    pub priority: i32,
+    /// Queue it after this delay.
+    pub after: Option<Duration>,
+    /// Queue it after its per-item backoff (which then grows), as
+    /// [`WorkQueue::add_rate_limited`]; ignores `after`.
+    pub rate_limited: bool,
+}
+
+/// The items ready to be handed out: by priority, then in the order they were added.
+struct Ready<T> {
+    order: BTreeMap<(Reverse<i32>, u64), T>,
+    position: HashMap<T, (Reverse<i32>, u64)>,
+    added: u64,
+}
+
+impl<T: Clone + Eq + Hash> Ready<T> {
+    fn new() -> Self {
+        Ready {
+            order: BTreeMap::new(),
+            position: HashMap::new(),
+            added: 0,
+        }
+    }
+
+    fn push(&mut self, item: T, priority: i32) {
+        self.added += 1;
+        let key = (Reverse(priority), self.added);
+        self.position.insert(item.clone(), key);
+        self.order.insert(key, item);
+    }
+
+    /// Moves a waiting `item` up to `priority` if that is higher; whether it waits here.
+    fn raise(&mut self, item: &T, priority: i32) -> bool {
+        let Some(key) = self.position.get_mut(item) else {
+            return false;
+        };
+        if priority > key.0.0 {
+            let item = self.order.remove(key).expect("positions match the order");
+            key.0 = Reverse(priority);
+            self.order.insert(*key, item);
+        }
+        true
+    }
+
+    fn pop(&mut self) -> Option<(T, i32)> {
+        let ((Reverse(priority), _), item) = self.order.pop_first()?;
+        self.position.remove(&item);
+        Some((item, priority))
+    }
+
+    fn len(&self) -> usize {
+        self.order.len()
+    }
+}
+
 struct State<T> {
-    queue: VecDeque<T>,
+    queue: Ready<T>,
+    /// The priority of items added while being processed: the highest they were added with.
+    pending: HashMap<T, i32>,
+    /// The priority of delayed items other than 0: the highest they were added with.
+    delayed: HashMap<T, i32>,
     /// Items to be processed: those queued, and those added again while being processed
     /// (client-go's dirty set).
     dirty: HashSet<T>,
@@ -97,7 +172,9 @@ impl<T: Clone + Eq + Hash + Send + 'static> WorkQueue<T> {
         WorkQueue {
             inner: Arc::new(Inner {
                 state: Mutex::new(State {
-                    queue: VecDeque::new(),
+                    queue: Ready::new(),
+                    pending: HashMap::new(),
+                    delayed: HashMap::new(),
                     dirty: HashSet::new(),
                     processing: HashSet::new(),
                     failures: HashMap::new(),
@@ -136,11 +213,24 @@ impl<T: Clone + Eq + Hash + Send + 'static> WorkQueue<T> {
     /// Queues `item` unless it is already queued; an item being processed is queued again
     /// when its worker calls `done`.
     pub fn add(&self, item: T) {
+        self.add_with(item, AddOptions::default());
+    }
+
+    /// Adds `item` as `options` say: now or later, at a priority (controller-runtime's
+    /// `AddWithOpts`).
+    pub fn add_with(&self, item: T, options: AddOptions) {
+        if options.rate_limited {
+            let delay = self.backoff(&item);
+            return self.delay(item, delay, options.priority);
+        }
+        if let Some(after) = options.after {
+            return self.delay(item, after, options.priority);
+        }
         let mut s = self.state();
         if s.shutting_down {
             return;
         }
-        let queued = self.inner.insert(&mut s, item);
+        let queued = self.inner.insert(&mut s, item, options.priority);
         drop(s);
         if queued {
             self.inner.ready.notify_one();
@@ -155,6 +245,10 @@ impl<T: Clone + Eq + Hash + Send + 'static> WorkQueue<T> {
     /// A non-zero delay outside a tokio runtime panics (the waiting task is spawned on the
     /// current runtime).
     pub fn add_after(&self, item: T, delay: Duration) {
+        self.delay(item, delay, 0);
+    }
+
+    fn delay(&self, item: T, delay: Duration, priority: i32) {
         let mut s = self.state();
         if s.shutting_down {
             return;
@@ -163,7 +257,7 @@ impl<T: Clone + Eq + Hash + Send + 'static> WorkQueue<T> {
             metrics.retried();
         }
         if delay.is_zero() {
-            let queued = self.inner.insert(&mut s, item);
+            let queued = self.inner.insert(&mut s, item, priority);
             drop(s);
             if queued {
                 self.inner.ready.notify_one();
@@ -172,6 +266,10 @@ impl<T: Clone + Eq + Hash + Send + 'static> WorkQueue<T> {
         }
         let now = Instant::now();
         let deadline = now.checked_add(delay).unwrap_or_else(|| now + FAR_FUTURE);
+        if priority != 0 || s.delayed.contains_key(&item) {
+            let delayed = s.delayed.entry(item.clone()).or_insert(priority);
+            *delayed = (*delayed).max(priority);
+        }
         let earliest = s.waiting.insert(item, deadline);
         let start = !std::mem::replace(&mut s.waiting_loop_started, true);
         drop(s);
@@ -188,18 +286,21 @@ impl<T: Clone + Eq + Hash + Send + 'static> WorkQueue<T> {
     /// Queues `item` after its per-item backoff, which doubles with every call until
     /// `forget`.
     pub fn add_rate_limited(&self, item: T) {
-        let delay = {
-            let mut s = self.state();
-            let n = s.failures.entry(item.clone()).or_insert(0);
-            let delay = self
-                .inner
-                .base_delay
-                .saturating_mul(1u32 << (*n).min(31))
-                .min(self.inner.max_delay);
-            *n += 1;
-            delay
-        };
+        let delay = self.backoff(&item);
         self.add_after(item, delay);
+    }
+
+    /// `item`'s next backoff, counting this failure.
+    fn backoff(&self, item: &T) -> Duration {
+        let mut s = self.state();
+        let n = s.failures.entry(item.clone()).or_insert(0);
+        let delay = self
+            .inner
+            .base_delay
+            .saturating_mul(1u32 << (*n).min(31))
+            .min(self.inner.max_delay);
+        *n += 1;
+        delay
     }
 
     /// How many times `item` was rate-limited since it was last forgotten.
@@ -214,11 +315,16 @@ impl<T: Clone + Eq + Hash + Send + 'static> WorkQueue<T> {
 
     /// The next item, waiting until there is one; `None` once shut down and drained.
     pub async fn get(&self) -> Option<T> {
+        self.get_with_priority().await.map(|(item, _)| item)
+    }
+
+    /// [`get`](Self::get), with the priority the item was queued at (to add it back at).
+    pub async fn get_with_priority(&self) -> Option<(T, i32)> {
         loop {
             let notified = self.inner.ready.notified();
             {
                 let mut s = self.state();
-                if let Some(item) = s.queue.pop_front() {
+                if let Some((item, priority)) = s.queue.pop() {
                     s.dirty.remove(&item);
                     s.processing.insert(item.clone());
                     if let Some(metrics) = self.inner.metrics.get() {
@@ -230,7 +336,7 @@ impl<T: Clone + Eq + Hash + Send + 'static> WorkQueue<T> {
                             tokio::spawn(update_unfinished_work(Arc::downgrade(&self.inner)));
                         }
                     }
-                    return Some(item);
+                    return Some((item, priority));
                 }
                 if s.shutting_down {
                     return None;
@@ -252,7 +358,8 @@ impl<T: Clone + Eq + Hash + Send + 'static> WorkQueue<T> {
             metrics.done(Instant::now() - at);
         }
         if s.dirty.contains(item) {
-            s.queue.push_back(item.clone());
+            let priority = s.pending.remove(item).unwrap_or(0);
+            s.queue.push(item.clone(), priority);
             drop(s);
             self.inner.ready.notify_one();
         }
@@ -275,6 +382,8 @@ impl<T: Clone + Eq + Hash + Send + 'static> WorkQueue<T> {
             let mut s = self.state();
             s.shutting_down = true;
             s.waiting.clear();
+            s.pending.clear();
+            s.delayed.clear();
         }
         self.inner.ready.notify_waiters();
         self.inner.wake_waiting.notify_one();
@@ -289,8 +398,12 @@ impl<T: Clone + Eq + Hash> Inner<T> {
     /// Marks `item` dirty unless it is, and queues it unless a worker holds it; returns
     /// whether it was queued (a worker should be woken). Metrics count every item that
     /// becomes dirty, as client-go counts them.
-    fn insert(&self, s: &mut State<T>, item: T) -> bool {
+    fn insert(&self, s: &mut State<T>, item: T, priority: i32) -> bool {
         if s.dirty.contains(&item) {
+            if !s.queue.raise(&item, priority) {
+                let pending = s.pending.entry(item).or_insert(priority);
+                *pending = (*pending).max(priority);
+            }
             return false;
         }
         if let Some(metrics) = self.metrics.get() {
@@ -298,11 +411,12 @@ impl<T: Clone + Eq + Hash> Inner<T> {
             s.added_at.entry(item.clone()).or_insert_with(Instant::now);
         }
         if s.processing.contains(&item) {
+            s.pending.insert(item.clone(), priority);
             s.dirty.insert(item);
             return false;
         }
         s.dirty.insert(item.clone());
-        s.queue.push_back(item);
+        s.queue.push(item, priority);
         true
     }
 }

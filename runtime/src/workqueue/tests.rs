@@ -2,7 +2,7 @@ use std::time::Duration;
 
 use tokio::time::{Instant, timeout};
 
-use super::WorkQueue;
+use super::{AddOptions, LOW_PRIORITY, WorkQueue};
 
 fn alive_tasks() -> usize {
     tokio::runtime::Handle::current()
@@ -179,4 +179,68 @@ async fn a_worker_waiting_in_get_receives_a_delayed_item() {
     tokio::task::yield_now().await;
     q.add_after("a", Duration::from_millis(5));
     assert_eq!(worker.await.unwrap(), Some("a"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn higher_priorities_go_first_and_an_item_added_higher_moves_up() {
+    let q: WorkQueue<&str> = WorkQueue::new();
+    let low = AddOptions {
+        priority: LOW_PRIORITY,
+        ..AddOptions::default()
+    };
+    for item in ["old-1", "old-2", "old-3"] {
+        q.add_with(item, low);
+    }
+    q.add("new");
+    // Added again at the default priority: it moves ahead of the other low ones, keeping
+    // its place in the order of adds (as controller-runtime's queue does), so before "new".
+    q.add("old-3");
+    let order = [
+        q.get_with_priority().await.unwrap(),
+        q.get_with_priority().await.unwrap(),
+        q.get_with_priority().await.unwrap(),
+        q.get_with_priority().await.unwrap(),
+    ];
+    assert_eq!(
+        order,
+        [
+            ("old-3", 0),
+            ("new", 0),
+            ("old-1", LOW_PRIORITY),
+            ("old-2", LOW_PRIORITY)
+        ]
+    );
+    // Added while being processed: queued on done at the highest priority it was added with.
+    q.add_with("old-1", low);
+    q.add_with(
+        "old-1",
+        AddOptions {
+            priority: 5,
+            ..AddOptions::default()
+        },
+    );
+    q.done(&"old-1");
+    q.add("plain");
+    assert_eq!(q.get_with_priority().await, Some(("old-1", 5)));
+    assert_eq!(q.get_with_priority().await, Some(("plain", 0)));
+    // Delayed and rate-limited items come back at their priority.
+    let later = AddOptions {
+        priority: LOW_PRIORITY,
+        after: Some(Duration::from_millis(10)),
+        ..AddOptions::default()
+    };
+    q.add_with("delayed", later);
+    q.add_with(
+        "retried",
+        AddOptions {
+            priority: 7,
+            rate_limited: true,
+            ..AddOptions::default()
+        },
+    );
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    assert_eq!(q.num_requeues(&"retried"), 1);
+    assert_eq!(q.get_with_priority().await, Some(("retried", 7)));
+    assert_eq!(q.get_with_priority().await, Some(("delayed", LOW_PRIORITY)));
+    q.shut_down();
 }
