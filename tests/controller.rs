@@ -741,3 +741,70 @@ async fn finalize_adds_the_finalizer_cleans_up_once_and_lets_the_object_go(e: Te
     stop.cancel();
     run.await.unwrap().unwrap();
 }
+
+/// Records calls, taking `hold` over each.
+struct Steady {
+    calls: Calls,
+    hold: Duration,
+}
+
+impl Reconciler<Gadget> for Steady {
+    type Error = kube::Error;
+
+    async fn reconcile(
+        &self,
+        key: &ObjectKey,
+        _: Option<Arc<Gadget>>,
+    ) -> Result<Action, kube::Error> {
+        self.calls
+            .lock()
+            .unwrap()
+            .push((key.clone(), Instant::now()));
+        tokio::time::sleep(self.hold).await;
+        Ok(Action::Done)
+    }
+}
+
+#[kubegen::test]
+async fn a_new_object_is_reconciled_before_the_rest_of_the_first_list(e: TestEnv) {
+    let gadgets = e.client.gadgets(&e.namespace);
+    for i in 0..150 {
+        gadgets
+            .create(&gadget(&format!("listed-{i}")))
+            .await
+            .unwrap();
+    }
+    let calls = Calls::default();
+    let reconciler = Steady {
+        calls: calls.clone(),
+        hold: Duration::from_millis(10),
+    };
+    // One worker, 10 ms each: the first list alone takes 1.5 s.
+    let controller = Controller::<Gadget>::new("steady");
+    let (stop, run) = start(manager(&e).add(controller, reconciler));
+    eventually("the first list is being worked through", || {
+        !calls.lock().unwrap().is_empty()
+    })
+    .await;
+    gadgets.create(&gadget("new")).await.unwrap();
+    let key = ObjectKey::new(Some(&e.namespace), "new");
+    eventually("the new object is reconciled", || {
+        !calls_for(&calls, &key).is_empty()
+    })
+    .await;
+    let before = calls
+        .lock()
+        .unwrap()
+        .iter()
+        .take_while(|(k, _)| *k != key)
+        .count();
+    // Its event came while the worker held one listed key, and perhaps the informer was
+    // still delivering the list; never behind the whole of it.
+    assert!(before < 75, "{before} listed objects were reconciled first");
+    eventually("the whole first list is reconciled", || {
+        calls.lock().unwrap().len() >= 151
+    })
+    .await;
+    stop.cancel();
+    run.await.unwrap().unwrap();
+}
