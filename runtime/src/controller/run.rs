@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use super::sources::Keys;
 use super::{Action, Controller, ObjectKey, Reconciler};
@@ -163,7 +164,19 @@ where
         let _active = metrics.worker_started();
         let started = Instant::now();
         let object = store.get_by_key(key.as_str());
-        let reconcile = AssertUnwindSafe(reconciler.reconcile(&key, object)).catch_unwind();
+        // One span per reconcile, for any tracing subscriber (an OpenTelemetry exporter
+        // among them) to time and export; its `result` is the metrics' result label.
+        let span = tracing::info_span!(
+            "reconcile",
+            controller = %name,
+            kind = %K::kind(&()),
+            namespace = key.namespace().unwrap_or(""),
+            name = key.name(),
+            result = tracing::field::Empty,
+        );
+        let reconcile = AssertUnwindSafe(reconciler.reconcile(&key, object))
+            .catch_unwind()
+            .instrument(span.clone());
         let result = match timeout {
             Some(limit) => tokio::time::timeout(*limit, reconcile).await.ok(),
             None => Some(reconcile.await),
@@ -171,6 +184,7 @@ where
         let Some(result) = result else {
             tracing::warn!(controller = %name, %key, "reconcile timed out; retrying with backoff");
             metrics.timed_out();
+            span.record("result", "timeout");
             queue.add_with(key.clone(), backoff);
             metrics.observe(ReconcileOutcome::Error, started.elapsed());
             queue.done(&key);
@@ -211,6 +225,7 @@ where
                 ReconcileOutcome::Error
             }
         };
+        span.record("result", outcome.as_str());
         metrics.observe(outcome, started.elapsed());
         queue.done(&key);
     }
