@@ -719,7 +719,7 @@ async fn finalize_adds_the_finalizer_cleans_up_once_and_lets_the_object_go(e: Te
         .await
         .unwrap();
     let key = ObjectKey::new(Some(&e.namespace), "f");
-    // The finalizer's own write brings the key back for the apply.
+    // The apply follows the finalizer's write in the same reconcile.
     eventually("the apply after the finalizer", || {
         !calls_for(&applied, &key).is_empty()
     })

@@ -370,11 +370,12 @@ pub enum Finalizing<K> {
 }
 
 /// A reconcile behind finalizer `name` (kube-runtime's `finalizer`, controller-runtime's
-/// add / check / remove pattern in one call). A live object without the finalizer gets it
-/// first (the write's event brings the key back); a live object with it is reconciled by
-/// `step(Finalizing::Apply)`; a deleted object holding it is cleaned up by
-/// `step(Finalizing::Cleanup)`, once, and then the finalizer is removed; a deleted object
-/// without it is left alone.
+/// add / check / remove pattern in one call). A live object is reconciled by
+/// `step(Finalizing::Apply)`, after the finalizer is added if it lacks it (in the same pass,
+/// so a predicate that skips metadata-only updates cannot hold the apply back; the object
+/// handed over is the one read, without the finalizer's write); a deleted object holding the
+/// finalizer is cleaned up by `step(Finalizing::Cleanup)`, once, and then the finalizer is
+/// removed; a deleted object without it is left alone.
 ///
 /// Every write carries the resourceVersion read, so a concurrent change fails with a
 /// conflict ([`WriteError::Api`]) instead of losing another writer's finalizers: return it,
@@ -392,15 +393,16 @@ where
 {
     let deleting = object.meta().deletion_timestamp.is_some();
     match (deleting, contains_finalizer(object.as_ref(), name)) {
-        (false, false) => {
-            let mut finalizers = object.finalizers().to_vec();
-            finalizers.push(name.to_owned());
-            write_finalizers(api, &object, finalizers).await?;
-            Ok(Action::Done)
+        (false, held) => {
+            if !held {
+                let mut finalizers = object.finalizers().to_vec();
+                finalizers.push(name.to_owned());
+                write_finalizers(api, &object, finalizers).await?;
+            }
+            step(Finalizing::Apply(object))
+                .await
+                .map_err(FinalizeError::Step)
         }
-        (false, true) => step(Finalizing::Apply(object))
-            .await
-            .map_err(FinalizeError::Step),
         (true, true) => {
             step(Finalizing::Cleanup(object.clone()))
                 .await
