@@ -10,7 +10,7 @@ mod reconcilers;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::api::{Gadget, GadgetClientExt};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
@@ -25,7 +25,8 @@ use kubegen::metrics::Metrics;
 use kubegen::selector::LabelSelector;
 use kubegen::testing::TestEnv;
 use reconcilers::{
-    Calls, Part, PartSpec, Record, calls_for, eventually, fast_election, gadget, manager, start,
+    Calls, Part, PartSpec, Record, calls_for, eventually, fast_election, gadget, manager, note,
+    start,
 };
 
 /// Records calls; makes sure every Gadget has a Part it controls.
@@ -42,10 +43,7 @@ impl Reconciler<Gadget> for Parts {
         key: &ObjectKey,
         gadget: Option<Arc<Gadget>>,
     ) -> Result<Action, kube::Error> {
-        self.calls
-            .lock()
-            .unwrap()
-            .push((key.clone(), Instant::now()));
+        note(&self.calls, key);
         let Some(gadget) = gadget else {
             return Ok(Action::Done);
         };
@@ -174,12 +172,7 @@ impl Reconciler<Gadget> for Flaky {
     type Error = Failure;
 
     async fn reconcile(&self, key: &ObjectKey, _: Option<Arc<Gadget>>) -> Result<Action, Failure> {
-        let n = {
-            let mut calls = self.calls.lock().unwrap();
-            calls.push((key.clone(), Instant::now()));
-            calls.iter().filter(|(k, _)| k == key).count()
-        };
-        match n {
+        match note(&self.calls, key) {
             n if n <= self.failures => Err(Failure(n)),
             n if n == self.failures + 1 => Ok(Action::RequeueAfter(self.again)),
             _ => Ok(Action::Done),
@@ -428,7 +421,7 @@ impl Reconciler<Gadget> for Strict {
         key: &ObjectKey,
         gadget: Option<Arc<Gadget>>,
     ) -> Result<Action, TerminalError> {
-        self.0.lock().unwrap().push((key.clone(), Instant::now()));
+        note(&self.0, key);
         match gadget {
             Some(g) if g.spec.color == "black" => Err(TerminalError::new("black is not a color")),
             _ => Ok(Action::Done),
@@ -504,12 +497,7 @@ impl Reconciler<Gadget> for Hangs {
         key: &ObjectKey,
         _: Option<Arc<Gadget>>,
     ) -> Result<Action, kube::Error> {
-        let first = {
-            let mut calls = self.0.lock().unwrap();
-            calls.push((key.clone(), Instant::now()));
-            calls.len() == 1
-        };
-        if first {
+        if note(&self.0, key) == 1 {
             tokio::time::sleep(Duration::from_secs(3600)).await;
         }
         Ok(Action::Done)
@@ -696,7 +684,7 @@ impl Reconciler<Gadget> for Finalized {
                 Finalizing::Apply(_) => &self.applied,
                 Finalizing::Cleanup(_) => &self.cleaned,
             };
-            calls.lock().unwrap().push((key.clone(), Instant::now()));
+            note(calls, key);
             Ok(Action::Done)
         })
         .await
@@ -757,10 +745,7 @@ impl Reconciler<Gadget> for Steady {
         key: &ObjectKey,
         _: Option<Arc<Gadget>>,
     ) -> Result<Action, kube::Error> {
-        self.calls
-            .lock()
-            .unwrap()
-            .push((key.clone(), Instant::now()));
+        note(&self.calls, key);
         tokio::time::sleep(self.hold).await;
         Ok(Action::Done)
     }

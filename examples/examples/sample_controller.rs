@@ -6,12 +6,11 @@
 //! events the controller recorded.
 
 use std::future::Future;
-use std::time::Duration;
 
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{Patch, PatchParams};
 use kubegen::builtin::BuiltinClientExt;
-use kubegen::testing::ApiServer;
+use kubegen::testing::{ApiServer, Eventually};
 use kubegen_examples::sample_controller::{Foo, FooClientExt, FooSpec, manager};
 use tokio_util::sync::CancellationToken;
 
@@ -102,16 +101,10 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// `check` until it answers `Some`, for up to 10 seconds.
-async fn eventually<T, F, Fut>(what: &str, mut check: F) -> Result<T, String>
+async fn eventually<T, F, Fut>(what: &str, check: F) -> Result<T, String>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Option<T>>,
 {
-    for _ in 0..500 {
-        if let Some(found) = check().await {
-            return Ok(found);
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    Err(format!("timed out waiting until {what}"))
+    Eventually::default().try_until(what, check).await
 }

@@ -15,7 +15,7 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, OwnerReference};
 use kube::api::{Api, DeleteParams, PostParams};
 use kube::{Client, ResourceExt};
-use kubegen::testing::{Envtest, EnvtestError};
+use kubegen::testing::{Envtest, EnvtestError, Eventually};
 
 use super::api::{Probe, ProbeSpec};
 use super::{OWN_INSTANCE, assets};
@@ -52,19 +52,16 @@ async fn create_namespace(client: &Client, name: &str) {
 
 /// Polls `check` every 100 ms until it is true; fails the test after [`ACT_WITHIN`], naming
 /// `what`. Returns how long it took.
-async fn eventually<F, Fut>(what: &str, mut check: F) -> Duration
+async fn eventually<F, Fut>(what: &str, check: F) -> Duration
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = bool>,
 {
     let started = Instant::now();
-    while !check().await {
-        assert!(
-            started.elapsed() < ACT_WITHIN,
-            "{what}: not within {ACT_WITHIN:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let patience = Eventually::default()
+        .timeout(ACT_WITHIN)
+        .interval(Duration::from_millis(100));
+    patience.until(what, check).await;
     started.elapsed()
 }
 

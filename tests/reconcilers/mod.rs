@@ -10,7 +10,7 @@ use kubegen::informer::SharedInformerFactory;
 use kubegen::leaderelection::LeaderElectionConfig;
 use kubegen::manager::{LeaderElection, Manager, ManagerError};
 use kubegen::prelude::*;
-use kubegen::testing::TestEnv;
+use kubegen::testing::{Eventually, TestEnv};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -41,6 +41,13 @@ pub fn gadget(name: &str) -> Gadget {
 /// Every reconcile, in order: the key and when.
 pub type Calls = Arc<Mutex<Vec<(ObjectKey, Instant)>>>;
 
+/// Records a reconcile of `key` now; how many `key` has had, this one included.
+pub fn note(calls: &Calls, key: &ObjectKey) -> usize {
+    let mut calls = calls.lock().unwrap();
+    calls.push((key.clone(), Instant::now()));
+    calls.iter().filter(|(k, _)| k == key).count()
+}
+
 pub fn calls_for(calls: &Calls, key: &ObjectKey) -> Vec<Instant> {
     let calls = calls.lock().unwrap();
     calls
@@ -50,12 +57,13 @@ pub fn calls_for(calls: &Calls, key: &ObjectKey) -> Vec<Instant> {
         .collect()
 }
 
+/// Polls `check` every 20 ms for up to 30 s (kubegen's `Eventually`, with a synchronous
+/// check).
 pub async fn eventually(what: &str, mut check: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !check() {
-        assert!(Instant::now() < deadline, "timed out waiting until {what}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    Eventually::default()
+        .timeout(Duration::from_secs(30))
+        .until(what, || std::future::ready(check()))
+        .await;
 }
 
 pub fn manager(e: &TestEnv) -> Manager {
@@ -79,7 +87,7 @@ impl Reconciler<Gadget> for Record {
         key: &ObjectKey,
         _: Option<Arc<Gadget>>,
     ) -> Result<Action, kube::Error> {
-        self.0.lock().unwrap().push((key.clone(), Instant::now()));
+        note(&self.0, key);
         Ok(Action::Done)
     }
 }

@@ -14,7 +14,7 @@ use k8s_openapi::api::events::v1::Event;
 use kube::api::{Patch, PatchParams};
 use kubegen::builtin::BuiltinClientExt;
 use kubegen::client::ClientError;
-use kubegen::testing::TestEnv;
+use kubegen::testing::{Eventually, TestEnv};
 use kubegen_examples::sample_controller::{
     CONTROLLER_AGENT_NAME, ERR_RESOURCE_EXISTS, Foo, FooClientExt, FooSpec,
     MESSAGE_RESOURCE_SYNCED, SUCCESS_SYNCED, manager, message_resource_exists, new_deployment,
@@ -43,18 +43,13 @@ impl Running {
 }
 
 /// `check` until it answers `Some`, for up to 30 seconds.
-async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
+async fn eventually<T, F, Fut>(what: &str, check: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Option<T>>,
 {
-    for _ in 0..1500 {
-        if let Some(found) = check().await {
-            return found;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("timed out waiting until {what}")
+    let patience = Eventually::default().timeout(Duration::from_secs(30));
+    patience.until(what, check).await
 }
 
 fn foo(name: &str, deployment: &str, replicas: i32) -> Foo {
