@@ -1,4 +1,5 @@
-//! Memory per cached object: kubegen's informer cache (with and without managedFields) against kube-runtime's reflector Store, for 100,000
+//! Memory per cached object: kubegen's informer cache (decoded, with managedFields stripped,
+//! and packed) against kube-runtime's reflector Store, for 100,000
 //! realistic objects. Heap bytes come from a counting allocator; RSS from /proc. Each
 //! variant runs in its own child process so one does not inflate the other.
 //!
@@ -62,17 +63,30 @@ fn measure(mode: &str) {
     let lines = support::watch_lines(OBJECTS, 100);
     let (heap0, rss0) = (HEAP.load(Ordering::SeqCst), rss_bytes());
     let keep: Box<dyn std::any::Any> = match mode {
-        "kubegen" | "kubegen-strip" => {
+        "kubegen" | "kubegen-strip" | "kubegen-packed" => {
             // Stripping as `SharedIndexInformer::strip_managed_fields` does: skipped while
             // decoding (the `strip_managed_fields` transform leaves the same objects).
             let decode = match mode {
-                "kubegen" => support::decode,
-                _ => support::decode_without_managed_fields,
+                "kubegen-strip" => support::decode_without_managed_fields,
+                _ => support::decode,
             };
-            let mut p = Processor::new(Arc::new(Store::<support::App>::new()));
+            let store = Arc::new(Store::<support::App>::new());
+            if mode == "kubegen-packed" {
+                assert!(store.pack(), "an empty store packs");
+            }
+            let mut p = Processor::new(store);
             for l in &lines {
                 p.apply(Event::Apply(decode(l)));
             }
+            // What is read back is the whole object, managedFields included.
+            let last = p
+                .store()
+                .get(Some("team-099"), &format!("app-{:06}", OBJECTS - 1))
+                .expect("the last object is cached");
+            assert_eq!(
+                last.metadata.managed_fields.is_some(),
+                mode != "kubegen-strip"
+            );
             Box::new(p)
         }
         "kube" => {
@@ -113,6 +127,7 @@ fn main() {
     let kube = run("kube");
     let kubegen = run("kubegen");
     let strip = run("kubegen-strip");
+    let packed = run("kubegen-packed");
     println!("memory per cached object ({OBJECTS} objects, ~1.1 KiB of JSON each)");
     println!("{:<36} {:>12} {:>12}", "", "heap bytes", "RSS bytes");
     println!(
@@ -128,6 +143,10 @@ fn main() {
         "kubegen cache, managedFields stripped", strip.0, strip.1
     );
     println!(
+        "{:<36} {:>12.0} {:>12.0}",
+        "kubegen cache, packed (pack_objects)", packed.0, packed.1
+    );
+    println!(
         "ratio kubegen/kube: heap {:.2}, RSS {:.2}",
         kubegen.0 / kube.0,
         kubegen.1 / kube.1
@@ -136,5 +155,10 @@ fn main() {
         "ratio kubegen-stripped/kube: heap {:.2}, RSS {:.2}",
         strip.0 / kube.0,
         strip.1 / kube.1
+    );
+    println!(
+        "ratio kubegen-packed/kube: heap {:.2}, RSS {:.2}",
+        packed.0 / kube.0,
+        packed.1 / kube.1
     );
 }

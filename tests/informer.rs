@@ -221,6 +221,60 @@ async fn strip_managed_fields_leaves_them_out_of_the_cache(e: TestEnv) {
 }
 
 #[kubegen::test]
+async fn a_packed_cache_reads_back_whole_objects_that_extract_works_on(e: TestEnv) {
+    let gadgets = e.client.gadgets(&e.namespace);
+    gadgets
+        .apply(&gadget("a", "red"), "kubegen-test", false)
+        .await
+        .unwrap();
+    let f = factory(&e).pack_objects();
+    let informer = f.gadgets();
+    let recorder = Arc::new(Recorder::default());
+    informer.add_event_handler(recorder.clone());
+    informer
+        .add_indexer("by-color", |g: &Gadget| vec![g.spec.color.clone()])
+        .unwrap();
+    f.start();
+    assert!(f.wait_for_cache_sync(Duration::from_secs(30)).await);
+    assert!(informer.store().is_packed());
+    assert!(!informer.pack_objects(), "too late once the informer runs");
+    gadgets
+        .apply(&gadget("b", "blue"), "kubegen-test", false)
+        .await
+        .unwrap();
+    gadgets
+        .apply(&gadget("a", "blue"), "kubegen-test", false)
+        .await
+        .unwrap();
+    let lister = GadgetLister::from(&informer);
+    converges(&e, &recorder, &lister).await;
+    assert_eq!(lister.by_index("by-color", "blue").len(), 2);
+    assert!(lister.by_index("by-color", "red").is_empty());
+    for n in ["a", "b"] {
+        let on_server = gadgets.get(n).await.unwrap();
+        let cached = lister.gadgets(&e.namespace).get(n).unwrap();
+        assert_eq!(
+            *cached, on_server,
+            "the whole object, managedFields included"
+        );
+        let applied = kubegen::apply::extract(&*cached, "kubegen-test").unwrap();
+        assert_eq!(
+            serde_json::to_value(&applied).unwrap(),
+            serde_json::to_value(kubegen::apply::extract(&on_server, "kubegen-test").unwrap())
+                .unwrap()
+        );
+        assert_eq!(
+            serde_json::to_value(&applied).unwrap()["spec"]["color"],
+            "blue",
+            "{n} as applied last"
+        );
+    }
+    gadgets.delete("b", &DeleteParams::default()).await.unwrap();
+    converges(&e, &recorder, &lister).await;
+    f.shutdown();
+}
+
+#[kubegen::test]
 async fn one_watch_per_kind_however_many_callers(e: TestEnv) {
     let f = factory(&e);
     let first = f.gadgets();

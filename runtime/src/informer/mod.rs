@@ -18,10 +18,11 @@ use kube::Resource;
 use kube::api::Api;
 use kube::runtime::watcher::{self, Event};
 use kube::runtime::{WatchStreamExt, watcher as watch_stream};
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::sync::watch;
 
-use crate::cache::{IndexerError, Lister, ObjectSet, Store};
+use crate::cache::{IndexerError, Lister, ObjectSet, Store, split_key};
 use crate::selector::LabelSelector;
 
 mod factory;
@@ -144,7 +145,7 @@ pub struct Processor<K> {
     store: Arc<Store<K>>,
     handlers: HandlerList<K>,
     transform: Option<Transform<K>>,
-    relist: Option<ObjectSet<K>>,
+    relist: Option<ObjectSet<Arc<K>>>,
     synced: bool,
 }
 
@@ -187,6 +188,14 @@ impl<K: Resource + Send + Sync + 'static> Processor<K> {
         Arc::new(object)
     }
 
+    fn has_handlers(&self) -> bool {
+        !self
+            .handlers
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_empty()
+    }
+
     fn each(&self, f: impl Fn(&dyn ResourceEventHandler<K>)) {
         let handlers = self.handlers.read().unwrap_or_else(|e| e.into_inner());
         for h in handlers.iter() {
@@ -199,9 +208,14 @@ impl<K: Resource + Send + Sync + 'static> Processor<K> {
         match event {
             Event::Apply(object) => {
                 let object = self.prepare(object);
-                match self.store.insert(object.clone()) {
-                    Some(old) => self.each(|h| h.on_update(&old, &object)),
-                    None => self.each(|h| h.on_add(&object, false)),
+                if self.has_handlers() {
+                    match self.store.insert(object.clone()) {
+                        Some(old) => self.each(|h| h.on_update(&old, &object)),
+                        None => self.each(|h| h.on_add(&object, false)),
+                    }
+                } else {
+                    // Nobody to tell: a packed cache need not decode the old version.
+                    self.store.upsert(object);
                 }
             }
             Event::Delete(object) => {
@@ -219,9 +233,11 @@ impl<K: Resource + Send + Sync + 'static> Processor<K> {
             Event::InitDone => {
                 let fresh = self.relist.take().unwrap_or_default();
                 // Objects the relist no longer has were deleted while the watch was down.
-                for cached in self.store.list(&LabelSelector::everything()) {
-                    if !fresh.holds_place_of(&cached)
-                        && let Some(last) = self.store.remove_object(&cached)
+                // Found by key, so a packed cache decodes only what is gone.
+                for key in self.store.keys() {
+                    let (namespace, name) = split_key(&key);
+                    if fresh.get(namespace, name).is_none()
+                        && let Some(last) = self.store.remove_by_key(&key)
                     {
                         self.each(|h| h.on_delete(&last));
                     }
@@ -316,12 +332,19 @@ impl<K> Clone for SharedIndexInformer<K> {
 
 /// The bounds an informer's kind meets (every kubegen kind does).
 pub trait InformerKind:
-    Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static
+    Resource<DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned + Send + Sync + 'static
 {
 }
 
 impl<K> InformerKind for K where
-    K: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned + Send + Sync + 'static
+    K: Resource<DynamicType = ()>
+        + Clone
+        + Debug
+        + Serialize
+        + DeserializeOwned
+        + Send
+        + Sync
+        + 'static
 {
 }
 
@@ -399,6 +422,14 @@ impl<K: InformerKind> SharedIndexInformer<K> {
             .strip_managed_fields
             .store(true, Ordering::SeqCst);
         true
+    }
+
+    /// Keeps the cached objects encoded as JSON, decoded on every read: about a quarter
+    /// of the memory, with `metadata.managedFields` kept so `extract_*` works (see
+    /// [`Store::pack`] for the costs). Only before the informer starts (returns false
+    /// after).
+    pub fn pack_objects(&self) -> bool {
+        !self.inner.started.load(Ordering::SeqCst) && self.inner.store.pack()
     }
 
     /// A lister over this informer's cache.
