@@ -23,6 +23,9 @@
 //!
 //! [`manifests`] prints a ServiceAccount, the ClusterRole and a ClusterRoleBinding between
 //! them; [`rbacgen`] is the command line around it.
+//!
+//! [`authorize`] answers the other question, whether roles and bindings allow a request, as the
+//! apiserver's RBAC authorizer answers it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -30,6 +33,7 @@ use std::fmt;
 use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
+pub mod authorize;
 mod manifests;
 pub mod rbacgen;
 #[cfg(test)]
