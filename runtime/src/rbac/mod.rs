@@ -180,6 +180,19 @@ impl Rules {
         Rules::new().grant_resource("events.k8s.io", "events", &[Verb::Create, Verb::Patch])
     }
 
+    /// What serving metrics behind authentication and authorization needs (kubebuilder's
+    /// `metrics-auth-role`): `authentication.k8s.io` `tokenreviews` create and
+    /// `authorization.k8s.io` `subjectaccessreviews` create.
+    pub fn metrics_auth() -> Self {
+        Rules::new()
+            .grant_resource("authentication.k8s.io", "tokenreviews", &[Verb::Create])
+            .grant_resource(
+                "authorization.k8s.io",
+                "subjectaccessreviews",
+                &[Verb::Create],
+            )
+    }
+
     /// Whether there are no grants.
     pub fn is_empty(&self) -> bool {
         self.grants.is_empty()
