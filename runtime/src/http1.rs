@@ -1,5 +1,6 @@
 //! One HTTP/1.1 connection, served until its client closes it or the server stops: what the
-//! webhook server and the metrics endpoint share once a connection is open.
+//! webhook server and the metrics endpoint share once a connection is open (or, over TLS,
+//! once the handshake is done).
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -12,6 +13,10 @@ use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite};
+
+/// How long a client may take over the TLS handshake.
+#[cfg(feature = "webhook")]
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How long a client may take to send a request's headers.
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
@@ -44,5 +49,25 @@ where
     };
     if let Err(error) = result {
         tracing::debug!(%error, "{server} connection ended with an error");
+    }
+}
+
+/// [`serve`] over TLS: the handshake first, within ten seconds; a connection whose handshake
+/// fails or times out is logged at debug level and dropped.
+#[cfg(feature = "webhook")]
+pub(crate) async fn serve_tls<F, R>(
+    tcp: tokio::net::TcpStream,
+    acceptor: &tokio_rustls::TlsAcceptor,
+    handle: F,
+    stop: impl Future<Output = ()>,
+    server: &str,
+) where
+    F: Fn(Request<Incoming>) -> R + Send + 'static,
+    R: Future<Output = Response<Full<Bytes>>> + Send + 'static,
+{
+    match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(tcp)).await {
+        Ok(Ok(tls)) => serve(tls, handle, stop, server).await,
+        Ok(Err(error)) => tracing::debug!(%error, "{server} TLS handshake failed"),
+        Err(_) => tracing::debug!("{server} TLS handshake timed out"),
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! It owns the shared cache (a [`SharedInformerFactory`]: reads come from it, writes go to the
 //! apiserver through the client), the controllers, the metrics registry and the
-//! `/metrics`, `/healthz` and `/readyz` endpoints, the event recorders, leader election, and
+//! `/metrics`, `/healthz` and `/readyz` endpoints (with the `secure-metrics` feature, over
+//! HTTPS and `/metrics` only for authorized callers), the event recorders, leader election, and
 //! any other runnables such as the webhook server. [`Manager::run`] starts everything and
 //! shuts it down in order:
 //!
@@ -36,6 +37,8 @@ use crate::informer::{InformerKind, KindScope, SharedInformerFactory};
 use crate::leaderelection::{LeaderElectionConfig, LeaderElectionError, LeaderElector, Stopped};
 use crate::metrics::Metrics;
 use crate::metrics::{HealthChecks, serve};
+#[cfg(feature = "secure-metrics")]
+use crate::metrics::{SecureServing, SecureServingError, serve_secure};
 use crate::rbac::Rules;
 
 /// Why [`Manager::run`] ended with an error.
@@ -113,6 +116,8 @@ pub struct Manager {
     recorders: Vec<EventRecorder>,
     leader_election: Option<LeaderElection>,
     metrics_listener: Option<std::net::TcpListener>,
+    #[cfg(feature = "secure-metrics")]
+    secure_metrics: Option<SecureServing>,
     graceful_shutdown: Duration,
     cache_sync_timeout: Duration,
 }
@@ -136,6 +141,8 @@ impl Manager {
             recorders: Vec::new(),
             leader_election: None,
             metrics_listener: None,
+            #[cfg(feature = "secure-metrics")]
+            secure_metrics: None,
             graceful_shutdown: Duration::from_secs(30),
             cache_sync_timeout: Duration::from_secs(120),
         }
@@ -155,6 +162,25 @@ impl Manager {
         let listener = std::net::TcpListener::bind(address)?;
         listener.set_nonblocking(true)?;
         self.metrics_listener = Some(listener);
+        Ok(self)
+    }
+
+    /// Serves the endpoint [`metrics_address`](Self::metrics_address) bound over HTTPS with
+    /// `serving`'s certificate, and `/metrics` only to callers the apiserver authenticates
+    /// (a TokenReview of their bearer token) and authorizes (a SubjectAccessReview for the
+    /// request's lowercased method on the non-resource URL `/metrics`), as kubebuilder's
+    /// scaffold serves it; `/healthz` and `/readyz` stay open for kubelet's probes. The
+    /// reviews go through the manager's client unless `serving` names another, and
+    /// [`rules`](Self::rules) grants what they need. See [`crate::metrics::SecureServing`].
+    ///
+    /// An error when no address was bound yet: call `metrics_address` first.
+    #[cfg(feature = "secure-metrics")]
+    pub fn secure_metrics(mut self, serving: SecureServing) -> Result<Self, SecureServingError> {
+        if self.metrics_listener.is_none() {
+            return Err(SecureServingError::NoAddress);
+        }
+        self.rules = std::mem::take(&mut self.rules).merge(Rules::metrics_auth());
+        self.secure_metrics = Some(serving);
         Ok(self)
     }
 
@@ -262,6 +288,8 @@ impl Manager {
             recorders,
             leader_election,
             metrics_listener,
+            #[cfg(feature = "secure-metrics")]
+            secure_metrics,
             graceful_shutdown,
             cache_sync_timeout,
         } = self;
@@ -304,14 +332,30 @@ impl Manager {
         let _stop_background = background.clone().drop_guard();
         if let Some(listener) = metrics_listener {
             let listener = tokio::net::TcpListener::from_std(listener)?;
-            tracing::info!(address = %listener.local_addr()?, "serving /metrics, /healthz, /readyz");
-            tasks.spawn(
-                serve(listener, metrics.clone(), health, background.clone()).map(|r| {
-                    if let Err(error) = r {
-                        tracing::error!(%error, "the metrics endpoint stopped");
-                    }
-                }),
-            );
+            let address = listener.local_addr()?;
+            let (metrics, stop) = (metrics.clone(), background.clone());
+            #[cfg(feature = "secure-metrics")]
+            let endpoint = match secure_metrics {
+                Some(serving) => {
+                    tracing::info!(%address, "serving /metrics over HTTPS to authorized callers, /healthz, /readyz");
+                    let client = cache.client().clone();
+                    serve_secure(listener, metrics, health, serving, client, stop).boxed()
+                }
+                None => {
+                    tracing::info!(%address, "serving /metrics, /healthz, /readyz");
+                    serve(listener, metrics, health, stop).boxed()
+                }
+            };
+            #[cfg(not(feature = "secure-metrics"))]
+            let endpoint = {
+                tracing::info!(%address, "serving /metrics, /healthz, /readyz");
+                serve(listener, metrics, health, stop)
+            };
+            tasks.spawn(endpoint.map(|r| {
+                if let Err(error) = r {
+                    tracing::error!(%error, "the metrics endpoint stopped");
+                }
+            }));
         }
         for runnable in runnables {
             tasks.spawn(runnable(background.clone()));

@@ -7,7 +7,9 @@
 //! (`controller_runtime_reconcile_*`), [`Metrics::leader_election`] the
 //! `leader_election_master_status` gauge. [`Metrics::registry`] takes a program's own
 //! metrics; [`Metrics::encode`] renders everything as OpenMetrics text for `/metrics`
-//! (served by [`serve`](crate::metrics::serve) with the `manager` feature).
+//! (served by `serve` with the `manager` feature; with `secure-metrics`, `serve_secure`
+//! serves it over HTTPS to the callers the apiserver authenticates and authorizes, as
+//! controller-runtime's `filters.WithAuthenticationAndAuthorization` does).
 //!
 //! ```
 //! use std::time::Duration;
@@ -26,7 +28,11 @@
 //! ```
 
 mod families;
+#[cfg(feature = "manager")]
+mod filter;
 mod reconcile;
+#[cfg(feature = "secure-metrics")]
+mod secure;
 #[cfg(feature = "manager")]
 mod server;
 mod workqueue;
@@ -38,7 +44,11 @@ use parking_lot::Mutex;
 use prometheus_client::registry::Registry;
 
 use families::{ControllerLabels, Families, NameLabels, QueueLabels};
+#[cfg(feature = "manager")]
+pub use filter::{AuthenticationAndAuthorization, Rejection};
 pub use reconcile::{ActiveWorker, ReconcileMetrics, ReconcileOutcome};
+#[cfg(feature = "secure-metrics")]
+pub use secure::{SecureServing, SecureServingError, serve_secure};
 #[cfg(feature = "manager")]
 pub use server::{Check, DuplicateCheck, HealthChecks, serve};
 pub use workqueue::WorkQueueMetrics;

@@ -1,12 +1,15 @@
-//! A manager's plain-HTTP endpoint: `/metrics`, `/healthz` and `/readyz`, the health
-//! endpoints answering as controller-runtime's `healthz` handler does.
+//! A manager's endpoint: `/metrics`, `/healthz` and `/readyz`, the health endpoints answering
+//! as controller-runtime's `healthz` handler does; over plain HTTP here, over HTTPS with
+//! `/metrics` filtered in `secure.rs`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use futures::future::BoxFuture;
 use http::{Method, Request, Response, StatusCode, header};
 use http_body_util::Full;
 use hyper::body::Incoming;
@@ -16,6 +19,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::Metrics;
+use super::filter::AuthenticationAndAuthorization;
 
 /// How long shutdown waits for scrapes in flight.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
@@ -107,7 +111,67 @@ pub async fn serve(
     health: HealthChecks,
     shutdown: CancellationToken,
 ) -> std::io::Result<()> {
-    let shared = Arc::new((metrics, health));
+    let endpoint = Arc::new(Endpoint {
+        metrics,
+        health,
+        filter: None,
+    });
+    accept(listener, shutdown, move |tcp, stop| {
+        let handle = endpoint.handler();
+        async move { crate::http1::serve(tcp, handle, stop.cancelled(), "metrics").await }
+    })
+    .await
+}
+
+/// What the endpoint serves, and who may read `/metrics`.
+pub(super) struct Endpoint {
+    pub(super) metrics: Metrics,
+    pub(super) health: HealthChecks,
+    /// `None`: anyone.
+    pub(super) filter: Option<AuthenticationAndAuthorization>,
+}
+
+impl Endpoint {
+    /// A connection's request handler.
+    pub(super) fn handler(
+        self: &Arc<Self>,
+    ) -> impl Fn(Request<Incoming>) -> BoxFuture<'static, Response<Body>> + Send + 'static + use<>
+    {
+        let endpoint = self.clone();
+        move |request| {
+            let endpoint = endpoint.clone();
+            Box::pin(async move { endpoint.respond(request).await })
+        }
+    }
+
+    /// Answers one request. Only `/metrics` is filtered: the health endpoints answer
+    /// kubelet's probes, which carry no token (controller-runtime serves them on a port of
+    /// their own, without authentication).
+    pub(super) async fn respond(&self, request: Request<Incoming>) -> Response<Body> {
+        if let Some(filter) = &self.filter
+            && request.uri().path() == "/metrics"
+            && let Err(rejection) = filter
+                .check(request.method(), request.uri().path(), request.headers())
+                .await
+        {
+            // Go's `http.Error`: the message and a line end, as plain text.
+            return text(rejection.status, format!("{}\n", rejection.message));
+        }
+        route(&self.metrics, &self.health, &request)
+    }
+}
+
+/// Accepts connections on `listener` until `shutdown` is cancelled, serving each with
+/// `connection`, then gives the open ones [`DRAIN_TIMEOUT`] to finish.
+pub(super) async fn accept<F, C>(
+    listener: TcpListener,
+    shutdown: CancellationToken,
+    connection: F,
+) -> std::io::Result<()>
+where
+    F: Fn(TcpStream, CancellationToken) -> C,
+    C: Future<Output = ()> + Send + 'static,
+{
     let mut connections = JoinSet::new();
     loop {
         tokio::select! {
@@ -115,7 +179,7 @@ pub async fn serve(
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
             accepted = listener.accept() => match accepted {
                 Ok((tcp, _)) => {
-                    connections.spawn(connection(tcp, shared.clone(), shutdown.clone()));
+                    connections.spawn(connection(tcp, shutdown.clone()));
                 }
                 Err(error) => {
                     // Out of file descriptors and the like: wait a little rather than spin.
@@ -134,14 +198,6 @@ pub async fn serve(
         connections.shutdown().await;
     }
     Ok(())
-}
-
-/// Serves one connection until the client closes it or the server shuts down (after the
-/// request in flight, if any).
-async fn connection(tcp: TcpStream, shared: Arc<(Metrics, HealthChecks)>, stop: CancellationToken) {
-    let handle =
-        move |request: Request<Incoming>| std::future::ready(route(&shared.0, &shared.1, &request));
-    crate::http1::serve(tcp, handle, stop.cancelled(), "metrics").await;
 }
 
 type Body = Full<Bytes>;

@@ -23,6 +23,9 @@
 //!
 //! [`manifests`] prints a ServiceAccount, the ClusterRole and a ClusterRoleBinding between
 //! them; [`rbacgen`] is the command line around it.
+//!
+//! [`authorize`] answers the other question, whether roles and bindings allow a request, as the
+//! apiserver's RBAC authorizer answers it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -30,6 +33,7 @@ use std::fmt;
 use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
+pub mod authorize;
 mod manifests;
 pub mod rbacgen;
 #[cfg(test)]
@@ -174,6 +178,19 @@ impl Rules {
     /// `Recorder` creates an Event and patches it when the same event repeats).
     pub fn events() -> Self {
         Rules::new().grant_resource("events.k8s.io", "events", &[Verb::Create, Verb::Patch])
+    }
+
+    /// What serving metrics behind authentication and authorization needs (kubebuilder's
+    /// `metrics-auth-role`): `authentication.k8s.io` `tokenreviews` create and
+    /// `authorization.k8s.io` `subjectaccessreviews` create.
+    pub fn metrics_auth() -> Self {
+        Rules::new()
+            .grant_resource("authentication.k8s.io", "tokenreviews", &[Verb::Create])
+            .grant_resource(
+                "authorization.k8s.io",
+                "subjectaccessreviews",
+                &[Verb::Create],
+            )
     }
 
     /// Whether there are no grants.

@@ -93,6 +93,7 @@ use kube::api::{Api, PostParams};
 use super::ApiServer;
 
 mod setup;
+pub(crate) mod token;
 
 pub use self::setup::TestSetup;
 
@@ -199,6 +200,14 @@ pub enum TestEnvError {
         namespace: String,
         /// kube's error.
         source: Box<kube::Error>,
+    },
+    /// A ServiceAccount or its token could not be created.
+    #[error("creating a token for ServiceAccount {service_account}: {reason}")]
+    Token {
+        /// `namespace/name`.
+        service_account: String,
+        /// kube's error, or that the answer held no token.
+        reason: String,
     },
     /// The setup's kinds would change a CRD of a cluster other tests share.
     /// `#[kubegen::test]` does not run such a test there, and says so on stderr.

@@ -17,6 +17,7 @@ mod output;
 mod path;
 mod query;
 mod resource;
+mod virtual_resources;
 mod warnings;
 
 use std::convert::Infallible;
@@ -187,6 +188,9 @@ async fn serve(
         return Ok(output::Output::negotiate(&call.accept(), call.pretty)?.write(200, answer));
     }
     if let Some(r) = &resource {
+        if let Some(asked) = virtual_resources::VirtualResource::of(r) {
+            return virtual_resources::serve(inner, call, r, asked, body).await;
+        }
         return resource::serve(inner, call, r, body, warnings).await;
     }
     let Some(document) = Discovery::of(&call.segments) else {

@@ -29,9 +29,6 @@ pub const DEFAULT_ADMISSION_BODY_LIMIT: usize = 3 * 1024 * 1024 + 512 * 1024;
 /// a list page the apiserver converts, so it can be far larger than one object.
 pub const DEFAULT_CONVERSION_BODY_LIMIT: usize = 32 * 1024 * 1024;
 
-/// How long a client may take over the TLS handshake.
-const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
-
 /// The webhook server, configured but not yet listening.
 ///
 /// ```no_run
@@ -184,17 +181,6 @@ async fn connection(
     shared: Arc<Shared>,
     mut stopping: watch::Receiver<bool>,
 ) {
-    let tls = match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(tcp)).await {
-        Ok(Ok(tls)) => tls,
-        Ok(Err(error)) => {
-            tracing::debug!(%error, "webhook TLS handshake failed");
-            return;
-        }
-        Err(_) => {
-            tracing::debug!("webhook TLS handshake timed out");
-            return;
-        }
-    };
     let handle = move |request| {
         let shared = shared.clone();
         async move { route(&shared, request).await }
@@ -203,7 +189,7 @@ async fn connection(
         // An error means the server is gone: stop as well.
         let _ = stopping.wait_for(|stop| *stop).await;
     };
-    crate::http1::serve(tls, handle, stop, "webhook").await;
+    crate::http1::serve_tls(tcp, &acceptor, handle, stop, "webhook").await;
 }
 
 async fn route(shared: &Shared, request: Request<Incoming>) -> Response<Body> {

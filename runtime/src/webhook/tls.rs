@@ -74,7 +74,7 @@ impl Tls {
     }
 
     /// The rustls configuration serving this certificate over HTTP/1.1.
-    pub(super) fn server_config(&self) -> Result<Arc<rustls::ServerConfig>, WebhookError> {
+    pub(crate) fn server_config(&self) -> Result<Arc<rustls::ServerConfig>, WebhookError> {
         let mut config = rustls::ServerConfig::builder_with_provider(provider())
             .with_safe_default_protocol_versions()?
             .with_no_client_auth()

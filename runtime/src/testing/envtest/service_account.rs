@@ -9,7 +9,6 @@
 
 use std::time::{Duration, Instant};
 
-use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
 use k8s_openapi::api::authorization::v1::{
     ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
 };
@@ -18,9 +17,8 @@ use kube::api::{Api, PostParams};
 use kube::config::AuthInfo;
 
 use super::{Envtest, EnvtestError};
+use crate::testing::backend::token::{create_if_missing, request_token};
 
-/// How long a requested token lives: an hour, well past any test.
-const TOKEN_SECONDS: i64 = 3600;
 /// The pause between two access reviews.
 const REVIEW_INTERVAL: Duration = Duration::from_millis(100);
 
@@ -35,9 +33,6 @@ impl Envtest {
     ///
     /// Bind a role to the ServiceAccount (see [`crate::rbac`]), then [`wait_for_access`]
     /// before relying on it.
-    // The token and the spec are optional in some Kubernetes versions' types, not in others:
-    // the conversions are the identity in some.
-    #[allow(clippy::useless_conversion)]
     pub async fn service_account_client(
         &self,
         namespace: &str,
@@ -56,26 +51,9 @@ impl Envtest {
             .map_err(EnvtestError::request(context(
                 "creating the ServiceAccount",
             )))?;
-        let request = TokenRequest {
-            // `.into()`: the spec is optional in newer Kubernetes versions' types.
-            spec: TokenRequestSpec {
-                // None: the apiserver's audiences, which it accepts back. A token for another
-                // audience would not authenticate to it.
-                audiences: None,
-                expiration_seconds: Some(TOKEN_SECONDS),
-                ..TokenRequestSpec::default()
-            }
-            .into(),
-            ..TokenRequest::default()
-        };
-        let token = accounts
-            .create_token_request(name, &PostParams::default(), &request)
+        let token = request_token(&accounts, name)
             .await
             .map_err(EnvtestError::request(context("requesting a token")))?
-            .status
-            // The token is a `String` in older Kubernetes versions' types, an `Option` in newer.
-            .and_then(|s| Option::<String>::from(s.token))
-            .filter(|t| !t.is_empty())
             .ok_or_else(|| EnvtestError::NoToken {
                 service_account: format!("{namespace}/{name}"),
             })?;
@@ -86,16 +64,6 @@ impl Envtest {
         };
         config.default_namespace = namespace.to_owned();
         kube::Client::try_from(config).map_err(|e| EnvtestError::Client(Box::new(e)))
-    }
-}
-
-async fn create_if_missing<K>(api: &Api<K>, object: &K) -> Result<(), kube::Error>
-where
-    K: kube::Resource + Clone + serde::Serialize + serde::de::DeserializeOwned + std::fmt::Debug,
-{
-    match api.create(&PostParams::default(), object).await {
-        Err(kube::Error::Api(status)) if status.code == 409 => Ok(()),
-        other => other.map(|_| ()),
     }
 }
 

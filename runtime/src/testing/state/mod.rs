@@ -15,6 +15,7 @@ use crate::selector::{FieldSelector, FieldSelectorError, LabelSelector};
 use crate::testing::builtin::strategy::service::{AllocationError, ServiceAllocator};
 use crate::validation::{BadValue, FieldError, ResourceValidator};
 
+mod access;
 mod admission;
 mod apply;
 mod builtin;
@@ -24,6 +25,7 @@ mod delete;
 mod namespace;
 mod scale;
 mod storage;
+mod tokens;
 mod watch;
 mod write;
 
@@ -257,6 +259,8 @@ pub struct State {
     /// Capacity of a watch's queue: a watcher that falls this far behind is dropped.
     pub watch_queue: usize,
     sequence: u64,
+    /// The ServiceAccount tokens issued, by token.
+    tokens: BTreeMap<String, tokens::IssuedToken>,
     /// The cluster's clock: every time the server writes reads it.
     pub clock: crate::testing::Clock,
     /// Where committed changes go for the in-memory controllers, once they run.
@@ -331,6 +335,7 @@ impl State {
             watchers: Vec::new(),
             watch_queue: 1024,
             sequence: 0,
+            tokens: BTreeMap::new(),
             #[cfg(feature = "webhook")]
             webhooks: None,
             #[cfg(feature = "webhook")]
