@@ -275,6 +275,53 @@ async fn a_packed_cache_reads_back_whole_objects_that_extract_works_on(e: TestEn
 }
 
 #[kubegen::test]
+async fn a_read_after_an_observed_write_sees_at_least_that_write(e: TestEnv) {
+    let gadgets = e.client.gadgets(&e.namespace);
+    gadgets.create(&gadget("a", "red")).await.unwrap();
+    for packed in [false, true] {
+        let f = factory(&e);
+        let f = if packed { f.pack_objects() } else { f };
+        let informer = f.gadgets();
+        f.start();
+        assert!(f.wait_for_cache_sync(Duration::from_secs(30)).await);
+        let lister = GadgetLister::from(&informer);
+        for i in 0..20u8 {
+            let color = format!("c{}", char::from(b'a' + i));
+            let written = gadgets
+                .apply(&gadget("a", &color), "kubegen-test", true)
+                .await
+                .unwrap();
+            informer.store().observe(Arc::new(written.clone()));
+            // At once, before the watch may have delivered it: what was written, or newer.
+            let cached = lister.gadgets(&e.namespace).get("a").unwrap();
+            assert!(
+                common::rv(&*cached) >= common::rv(&written),
+                "write {i}: the cache shows {} after writing {}",
+                common::rv(&*cached),
+                common::rv(&written)
+            );
+            assert_eq!(cached.spec.color, color);
+        }
+        // The watch catches up and the cache goes on following it.
+        let last = gadgets
+            .apply(&gadget("a", "final"), "kubegen-test", true)
+            .await
+            .unwrap();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        while lister
+            .gadgets(&e.namespace)
+            .get("a")
+            .map(|g| common::rv(&*g))
+            != Some(common::rv(&last))
+        {
+            assert!(tokio::time::Instant::now() < deadline, "never caught up");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        f.shutdown();
+    }
+}
+
+#[kubegen::test]
 async fn one_watch_per_kind_however_many_callers(e: TestEnv) {
     let f = factory(&e);
     let first = f.gadgets();

@@ -38,10 +38,7 @@ pub enum IndexerError {
 /// The cache key of an object: `namespace/name`, or `name` for cluster-scoped objects.
 pub fn key_of<K: Resource>(object: &K) -> Arc<str> {
     let (namespace, name) = slot(object);
-    match namespace {
-        "" => name.into(),
-        ns => format!("{ns}/{name}").into(),
-    }
+    join_key(namespace, name).into()
 }
 
 /// Where an object lives: its namespace ("" for cluster-scoped objects) and name.
@@ -51,6 +48,19 @@ fn slot<K: Resource>(object: &K) -> (&str, &str) {
         meta.namespace.as_deref().unwrap_or(""),
         meta.name.as_deref().unwrap_or(""),
     )
+}
+
+/// The cache key of `namespace`/`name`.
+fn join_key<'a>(namespace: &str, name: &'a str) -> std::borrow::Cow<'a, str> {
+    match namespace {
+        "" => name.into(),
+        ns => format!("{ns}/{name}").into(),
+    }
+}
+
+/// An object's resourceVersion as the integer the apiserver makes it.
+fn resource_version<K: Resource>(object: &K) -> Option<u64> {
+    object.meta().resource_version.as_deref()?.parse().ok()
 }
 
 /// Splits a cache key into namespace and name (names and namespaces contain no `/`).
@@ -246,6 +256,9 @@ struct Inner<K> {
     indices: Vec<Map<ObjectSet<Held<K>>>>,
     /// Set when objects are kept encoded.
     codec: Option<Codec<K>>,
+    /// Read-your-writes: per cache key, the resourceVersion of a version this process wrote
+    /// and [`Store::observe`]d, while the watch has not caught up with it.
+    written: Map<u64>,
 }
 
 impl<K: Resource> Inner<K> {
@@ -293,7 +306,41 @@ impl<K: Resource> Inner<K> {
         }))
     }
 
+    /// Puts `object` at its place, keeping the indices current; see [`Store::replace`].
+    fn put(&mut self, object: Arc<K>, want_old: bool) -> Option<Option<Arc<K>>> {
+        let (namespace, name) = slot(&*object);
+        // Index functions run under the lock (as client-go's do): they must be quick and
+        // must not touch this store. They run before anything changes.
+        let values = self.index_values(&object);
+        let previous = self.objects.get(namespace, name).cloned();
+        let old = match &previous {
+            Some(held) if want_old || !self.indexers.is_empty() => self.open(held),
+            _ => None,
+        };
+        let stale = match &old {
+            Some(old) if !self.indexers.is_empty() => self.index_values(old),
+            _ => Vec::new(),
+        };
+        let held = self.hold(&object);
+        self.objects.put(held.clone());
+        add_to(&mut self.namespaces, namespace, &held);
+        for (i, index) in self.indices.iter_mut().enumerate() {
+            for v in &values[i] {
+                add_to(index, v, &held);
+            }
+            for v in stale.get(i).into_iter().flatten() {
+                if !values[i].contains(v) {
+                    remove_from(index, v, (namespace, name));
+                }
+            }
+        }
+        previous.map(|_| old)
+    }
+
     fn remove(&mut self, namespace: &str, name: &str) -> Option<Arc<K>> {
+        if !self.written.is_empty() {
+            self.written.remove(&*join_key(namespace, name));
+        }
         let held = self.objects.get(namespace, name)?.clone();
         let old = self.open(&held);
         // Index functions run before anything changes, so a panicking one leaves the
@@ -347,6 +394,7 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
                 indexers: Vec::new(),
                 indices: Vec::new(),
                 codec: None,
+                written: Map::default(),
             }),
         }
     }
@@ -422,37 +470,60 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
     }
 
     /// Inserts `object`. `None` when nothing was at its place; otherwise the old version
-    /// when `want_old` (or when the indexers need it).
+    /// when `want_old` (or when the indexers need it). A version older than one
+    /// [`observe`](Self::observe)d is not stored; the observed one stays (and is the old
+    /// version returned).
     fn replace(&self, object: Arc<K>, want_old: bool) -> Option<Option<Arc<K>>> {
-        let (namespace, name) = slot(&*object);
         let mut guard = self.write();
         let inner = &mut *guard;
-        // Index functions run under the lock (as client-go's do): they must be quick and
-        // must not touch this store. They run before anything changes.
-        let values = inner.index_values(&object);
-        let previous = inner.objects.get(namespace, name).cloned();
-        let old = match &previous {
-            Some(held) if want_old || !inner.indexers.is_empty() => inner.open(held),
-            _ => None,
-        };
-        let stale = match &old {
-            Some(old) if !inner.indexers.is_empty() => inner.index_values(old),
-            _ => Vec::new(),
-        };
-        let held = inner.hold(&object);
-        inner.objects.put(held.clone());
-        add_to(&mut inner.namespaces, namespace, &held);
-        for (i, index) in inner.indices.iter_mut().enumerate() {
-            for v in &values[i] {
-                add_to(index, v, &held);
-            }
-            for v in stale.get(i).into_iter().flatten() {
-                if !values[i].contains(v) {
-                    remove_from(index, v, (namespace, name));
+        if !inner.written.is_empty() {
+            let key = key_of(&*object);
+            if let Some(&written) = inner.written.get(&*key) {
+                match resource_version(&*object) {
+                    Some(rv) if rv < written => {
+                        let (namespace, name) = slot(&*object);
+                        let previous = inner.objects.get(namespace, name).cloned();
+                        return previous.map(|held| want_old.then(|| inner.open(&held)).flatten());
+                    }
+                    // The watch caught up (or the version cannot be compared).
+                    _ => {
+                        inner.written.remove(&*key);
+                    }
                 }
             }
         }
-        previous.map(|_| old)
+        inner.put(object, want_old)
+    }
+
+    /// Read-your-writes: puts `written`, an object as the apiserver returned it from a
+    /// write of this process, into the cache when it is newer than the cached version, and
+    /// keeps it there against older versions the watch may still deliver, until the watch
+    /// reaches it (or the object is deleted). A read right after the write then sees at
+    /// least what was written, as JOSDK guarantees and controller-runtime does not.
+    ///
+    /// Returns whether the cache changed. resourceVersions are compared as the integers
+    /// the apiserver makes them (Kubernetes 1.35 documents them comparable); an object
+    /// whose resourceVersion is not one is not taken. Handlers are not called: the
+    /// informer still delivers the write's own event when the watch reaches it.
+    pub fn observe(&self, written: Arc<K>) -> bool {
+        let Some(rv) = resource_version(&*written) else {
+            return false;
+        };
+        let (namespace, name) = slot(&*written);
+        let mut guard = self.write();
+        let inner = &mut *guard;
+        let cached = inner
+            .objects
+            .get(namespace, name)
+            .cloned()
+            .and_then(|held| inner.open(&held));
+        if cached.is_some_and(|c| resource_version(&*c).is_none_or(|c| c >= rv)) {
+            return false;
+        }
+        let key = key_of(&*written);
+        inner.put(written, false);
+        inner.written.insert(key.to_string(), rv);
+        true
     }
 
     /// Removes the object at `namespace/name` (or `name` for cluster-scoped kinds); returns it.
@@ -619,6 +690,12 @@ impl<K: Resource + Send + Sync + 'static> Lister<K> {
         self.store.by_index(index, value)
     }
 
+    /// Read-your-writes: makes the cache show at least `written`, what a write of this
+    /// process returned ([`Store::observe`]).
+    pub fn observe(&self, written: Arc<K>) -> bool {
+        self.store.observe(written)
+    }
+
     /// A cluster-scoped object by name (generated listers expose this as `get`).
     pub fn get_cluster(&self, name: &str) -> Option<Arc<K>> {
         self.store.get(None, name)
@@ -686,17 +763,18 @@ mod tests {
         indexes_follow_changes(store);
     }
 
+    /// Indexes a ConfigMap by its `app` label.
+    fn by_app(c: &ConfigMap) -> Vec<String> {
+        c.metadata
+            .labels
+            .iter()
+            .flat_map(|l| l.get("app").cloned())
+            .collect()
+    }
+
     fn indexes_follow_changes(store: Store<ConfigMap>) {
         let packed = store.is_packed();
-        store
-            .add_indexer("app", |c: &ConfigMap| {
-                c.metadata
-                    .labels
-                    .iter()
-                    .flat_map(|l| l.get("app").cloned())
-                    .collect()
-            })
-            .unwrap();
+        store.add_indexer("app", by_app).unwrap();
         assert_eq!(
             store.add_indexer("app", |_: &ConfigMap| vec![]),
             Err(IndexerError::Duplicate("app".into()))
@@ -854,5 +932,68 @@ mod tests {
         let read = store.get(Some("n"), "a").unwrap();
         assert!(Arc::ptr_eq(&read, &object), "kept as it came");
         assert_eq!(read.seen, 0);
+    }
+
+    #[test]
+    fn an_observed_write_holds_against_older_watch_events() {
+        for packed in [false, true] {
+            let store = Arc::new(Store::new());
+            store.add_indexer("app", by_app).unwrap();
+            assert!(!packed || store.pack());
+            check_observe(store);
+        }
+    }
+
+    fn check_observe(store: Arc<Store<ConfigMap>>) {
+        use crate::informer::Processor;
+        use kube::runtime::watcher::Event;
+        let at = |rv: &str, app: &str| {
+            let mut o = (*cm("a", "x", app)).clone();
+            o.metadata.resource_version = Some(rv.into());
+            o
+        };
+        let mut p = Processor::new(store.clone());
+        p.apply(Event::Apply(at("10", "web")));
+        // This process wrote version 12; the watch has delivered only 10.
+        assert!(store.observe(Arc::new(at("12", "api"))));
+        assert!(
+            !store.observe(Arc::new(at("11", "old"))),
+            "older than cached"
+        );
+        let rv = |s: &Store<ConfigMap>| {
+            s.get(Some("a"), "x")
+                .unwrap()
+                .metadata
+                .resource_version
+                .clone()
+        };
+        assert_eq!(rv(&store).as_deref(), Some("12"));
+        assert_eq!(store.by_index("app", "api").len(), 1);
+        assert!(store.by_index("app", "web").is_empty());
+        // Version 11, an earlier write the watch still delivers, does not hide 12.
+        p.apply(Event::Apply(at("11", "other")));
+        assert_eq!(rv(&store).as_deref(), Some("12"));
+        assert!(store.by_index("app", "other").is_empty());
+        // The watch reaches 12: the hold ends, later versions replace it as usual.
+        p.apply(Event::Apply(at("12", "api")));
+        p.apply(Event::Apply(at("13", "web")));
+        assert_eq!(rv(&store).as_deref(), Some("13"));
+        assert_eq!(store.by_index("app", "web").len(), 1);
+        // A deletion ends a hold too.
+        assert!(store.observe(Arc::new(at("20", "api"))));
+        p.apply(Event::Delete(at("14", "web")));
+        assert!(store.get(Some("a"), "x").is_none());
+        p.apply(Event::Apply(at("5", "recreated")));
+        assert_eq!(
+            rv(&store).as_deref(),
+            Some("5"),
+            "no hold after the deletion"
+        );
+        let mut opaque = at("x1", "web");
+        opaque.metadata.name = Some("y".into());
+        assert!(
+            !store.observe(Arc::new(opaque)),
+            "not a comparable resourceVersion"
+        );
     }
 }
