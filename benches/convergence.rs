@@ -7,14 +7,16 @@
 //! The server runs in a child process of its own (seeded, then serving on a loopback port),
 //! and each controller in another, so the heap and CPU time counted are the controller's
 //! alone and one run cannot warm the next; the server's CPU time during each run is counted
-//! too. Each figure is the median of three runs. A `floor` run does the same writes with no
+//! too. Each figure is the median of five runs. A `floor` run does the same writes with no
 //! controller at all (a list in pages, each page's patches at the same concurrency as it
 //! arrives): what the server needs for them, below which no controller can converge. Its
 //! time bounds how much faster than kube-runtime any controller can be, and the CPU a
-//! controller spends above it is its own machinery's; both are printed. kubegen runs twice:
-//! with the Manager's default cache, and with managedFields left out of it
+//! controller spends above it is its own machinery's: divided by the reconciles the
+//! controller ran, it is the controller's own CPU per reconcile, the figure compared. kubegen
+//! runs three times: with the Manager's default cache, with managedFields left out of it
 //! (`SharedInformerFactory::strip_managed_fields`, which kube-runtime's stable `Controller`
-//! cannot do).
+//! cannot do), and with the cache packed (`SharedInformerFactory::pack_objects`: objects kept
+//! as JSON, managedFields and all, so `extract_*` works).
 //!
 //! `cargo bench --bench convergence` (`-- --objects N` for another count).
 
@@ -39,6 +41,8 @@ struct Counting;
 
 static HEAP: AtomicIsize = AtomicIsize::new(0);
 static PEAK: AtomicIsize = AtomicIsize::new(0);
+/// Reconciles run (the floor's patches count as one each).
+static RECONCILES: AtomicUsize = AtomicUsize::new(0);
 
 // SAFETY: every call forwards to the system allocator unchanged; the counters are only
 // arithmetic on the sizes the caller passes.
@@ -150,6 +154,7 @@ async fn reconcile(
     job: &CronJob,
     progress: &Progress,
 ) -> Result<(), kube::Error> {
+    RECONCILES.fetch_add(1, Ordering::Relaxed);
     let name = job.metadata.name.as_deref().unwrap_or_default();
     if !is_ready(job) {
         let namespace = job.metadata.namespace.as_deref().unwrap_or("default");
@@ -258,15 +263,17 @@ fn converge(variant: &str, address: &str, objects: usize) {
         let cpu = cpu_seconds("self");
         let started = Instant::now();
         let run = match variant {
-            "kubegen" | "kubegen-strip" => {
+            "kubegen" | "kubegen-strip" | "kubegen-packed" => {
                 let bench = Bench {
                     client: client.clone(),
                     progress: progress.clone(),
                 };
                 let controller = Controller::<CronJob>::new("cronjob").concurrency(CONCURRENCY);
                 let mut cache = SharedInformerFactory::new(client.clone());
-                if variant == "kubegen-strip" {
-                    cache = cache.strip_managed_fields();
+                match variant {
+                    "kubegen-strip" => cache = cache.strip_managed_fields(),
+                    "kubegen-packed" => cache = cache.pack_objects(),
+                    _ => {}
                 }
                 let manager = Manager::with_cache(cache).add(controller, bench);
                 tokio::spawn(
@@ -333,9 +340,10 @@ fn converge(variant: &str, address: &str, objects: usize) {
         let took = started.elapsed();
         let peak = PEAK.load(Ordering::SeqCst) - base;
         let cpu = cpu_seconds("self") - cpu;
+        let reconciles = RECONCILES.load(Ordering::SeqCst);
         stop.cancel();
         let _ = tokio::time::timeout(Duration::from_secs(30), run).await;
-        println!("{} {} {}", took.as_secs_f64(), peak, cpu);
+        println!("{} {} {} {reconciles}", took.as_secs_f64(), peak, cpu);
     });
 }
 
@@ -357,8 +365,9 @@ fn main() {
         _ => {}
     }
     let exe = std::env::current_exe().expect("own path");
-    // seconds, peak heap bytes, the controller's CPU seconds, the server's CPU seconds
-    let once = |variant: &str, latency_ms: u64| -> [f64; 4] {
+    // seconds, peak heap bytes, the controller's CPU seconds, reconciles, the server's CPU
+    // seconds
+    let once = |variant: &str, latency_ms: u64| -> [f64; 5] {
         let mut server = Command::new(&exe)
             .args([
                 "serve",
@@ -394,61 +403,84 @@ fn main() {
             .split_whitespace()
             .map(|v| v.parse::<f64>().unwrap_or(f64::NAN));
         let mut next = || it.next().unwrap_or(f64::NAN);
-        [next(), next(), next(), server_cpu]
+        [next(), next(), next(), next(), server_cpu]
     };
     println!(
-        "convergence of {objects} CronJobs to Ready, {CONCURRENCY} concurrent reconciles, median of 3"
+        "convergence of {objects} CronJobs to Ready, {CONCURRENCY} concurrent reconciles, median of {RUNS}"
     );
     println!(
-        "{:<30} {:>8} {:>12} {:>13} {:>14}",
-        "", "seconds", "CPU seconds", "server CPU s", "peak heap MiB"
+        "{:<30} {:>8} {:>12} {:>11} {:>13} {:>14}",
+        "", "seconds", "CPU seconds", "reconciles", "server CPU s", "peak heap MiB"
     );
     for latency_ms in [0, 1] {
-        // seconds, the controller's CPU seconds, peak heap MiB
         let mut figures = Vec::new();
-        for variant in ["floor", "kube", "kubegen", "kubegen-strip"] {
-            let runs: Vec<[f64; 4]> = (0..3).map(|_| once(variant, latency_ms)).collect();
-            let [seconds, peak, cpu, server_cpu] =
-                [0, 1, 2, 3].map(|i| median(runs.iter().map(|r| r[i]).collect()));
+        for variant in [
+            "floor",
+            "kube",
+            "kubegen",
+            "kubegen-strip",
+            "kubegen-packed",
+        ] {
+            let runs: Vec<[f64; 5]> = (0..RUNS).map(|_| once(variant, latency_ms)).collect();
+            let [seconds, peak, cpu, reconciles, server_cpu] =
+                [0, 1, 2, 3, 4].map(|i| median(runs.iter().map(|r| r[i]).collect()));
             let peak = peak / (1024.0 * 1024.0);
             let label = match variant {
                 "floor" => "floor: list, then patch all",
                 "kube" => "kube-runtime Controller",
                 "kubegen" => "kubegen Manager",
-                _ => "kubegen, managedFields off",
+                "kubegen-strip" => "kubegen, managedFields off",
+                _ => "kubegen, cache packed",
             };
             println!(
-                "{label:<30} {seconds:>8.3} {cpu:>12.2} {server_cpu:>13.2} {peak:>14.1}   \
-                 (latency {latency_ms} ms)"
+                "{label:<30} {seconds:>8.3} {cpu:>12.2} {reconciles:>11.0} {server_cpu:>13.2} \
+                 {peak:>14.1}   (latency {latency_ms} ms)"
             );
-            figures.push((seconds, cpu, peak));
+            figures.push(Figures {
+                seconds,
+                cpu,
+                reconciles,
+                peak,
+            });
         }
-        let (floor, kube) = (figures[0], figures[1]);
-        for (name, ours) in [
-            ("kubegen", figures[2]),
-            ("kubegen, managedFields off,", figures[3]),
-        ] {
-            println!(
-                "latency {latency_ms} ms: {name} converges {:.2}x as fast, with {:.2}x the CPU time \
-                 and {:.2}x the peak heap of kube-runtime",
-                kube.0 / ours.0,
-                ours.1 / kube.1,
-                ours.2 / kube.2
-            );
-        }
-        // The floor makes the same requests with no controller, so no controller converges
-        // faster than it; the CPU each controller spends above it is its own machinery's.
-        let above = |c: (f64, f64, f64)| c.1 - floor.1;
+        let (floor, kube) = (&figures[0], &figures[1]);
+        // The floor makes the same list and writes with no controller, so no controller
+        // converges faster than it; the CPU a controller spends above it is its own
+        // machinery's, here per reconcile it ran.
+        let own = |c: &Figures| (c.cpu - floor.cpu) / c.reconciles * 1e6;
         println!(
             "latency {latency_ms} ms: kube-runtime takes {:.2}x the floor's time, the most any \
-             controller could gain over it on this server; CPU above the floor: kube-runtime \
-             {:.2} s, kubegen {:.2} s ({:.2}x), managedFields off {:.2} s ({:.2}x)",
-            kube.0 / floor.0,
-            above(kube),
-            above(figures[2]),
-            above(figures[2]) / above(kube),
-            above(figures[3]),
-            above(figures[3]) / above(kube),
+             controller could gain over it on this server; its own CPU per reconcile above the \
+             floor {:.1} µs",
+            kube.seconds / floor.seconds,
+            own(kube),
         );
+        for (name, ours) in [
+            ("kubegen", &figures[2]),
+            ("kubegen, managedFields off,", &figures[3]),
+            ("kubegen, cache packed,", &figures[4]),
+        ] {
+            println!(
+                "latency {latency_ms} ms: {name} converges {:.2}x as fast, with {:.2}x the CPU \
+                 time, {:.1} µs own CPU per reconcile ({:.2}x kube-runtime's) and {:.2}x the \
+                 peak heap",
+                kube.seconds / ours.seconds,
+                ours.cpu / kube.cpu,
+                own(ours),
+                own(ours) / own(kube),
+                ours.peak / kube.peak
+            );
+        }
     }
 }
+
+/// The medians of one variant's runs.
+struct Figures {
+    seconds: f64,
+    cpu: f64,
+    reconciles: f64,
+    peak: f64,
+}
+
+/// Runs per figure; the median is reported.
+const RUNS: usize = 5;
