@@ -98,6 +98,15 @@ async fn server_state(e: &TestEnv) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// A cache's keys, sorted.
+fn names<K: kube::Resource + Send + Sync + 'static>(
+    store: &kubegen::cache::Store<K>,
+) -> Vec<String> {
+    let mut n: Vec<String> = store.keys().iter().map(|k| k.to_string()).collect();
+    n.sort();
+    n
+}
+
 /// Waits until the recorder's view and the informer's cache equal the server's state.
 async fn converges(e: &TestEnv, recorder: &Arc<Recorder>, lister: &GadgetLister) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
@@ -319,6 +328,79 @@ async fn a_read_after_an_observed_write_sees_at_least_that_write(e: TestEnv) {
         }
         f.shutdown();
     }
+}
+
+#[kubegen::test]
+async fn kinds_have_their_own_options_and_start_and_stop_at_run_time(e: TestEnv) {
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kubegen::informer::KindCache;
+    let labelled = |team: &str| Some(BTreeMap::from([("team".to_string(), team.to_string())]));
+    let gadgets = e.client.gadgets(&e.namespace);
+    let maps: kube::Api<ConfigMap> = kube::Api::namespaced(e.client.clone(), &e.namespace);
+    for (n, team) in [("a", "shop"), ("b", "bank")] {
+        let mut g = gadget(n, "red");
+        g.metadata.labels = labelled(team);
+        gadgets.create(&g).await.unwrap();
+        let mut m = ConfigMap::default();
+        m.metadata.name = Some(n.into());
+        m.metadata.labels = labelled(team);
+        maps.create(&Default::default(), &m).await.unwrap();
+    }
+    let f = factory(&e).label_selector("team=bank").for_kind::<Gadget>(
+        KindCache::new()
+            .label_selector("team=shop")
+            .pack_objects(true),
+    );
+    let informer = f.gadgets();
+    let config_maps = f.informer::<ConfigMap>();
+    f.start();
+    assert!(f.wait_for_cache_sync(Duration::from_secs(30)).await);
+    let ns = &e.namespace;
+    assert_eq!(
+        names(informer.store()),
+        vec![format!("{ns}/a")],
+        "Gadget's own selector"
+    );
+    assert!(informer.store().is_packed(), "and its own packing");
+    assert_eq!(
+        names(config_maps.store()),
+        vec![format!("{ns}/b")],
+        "the factory's selector"
+    );
+    assert!(!config_maps.store().is_packed());
+
+    // Stopped at run time: the cache keeps what it saw and sees nothing more.
+    assert!(f.remove_informer::<Gadget>());
+    assert!(!f.remove_informer::<Gadget>(), "already gone");
+    assert!(informer.is_stopped());
+    let mut c = gadget("c", "blue");
+    c.metadata.labels = labelled("shop");
+    gadgets.create(&c).await.unwrap();
+    let mut d = ConfigMap::default();
+    d.metadata.name = Some("d".into());
+    d.metadata.labels = labelled("bank");
+    maps.create(&Default::default(), &d).await.unwrap();
+    let want = vec![format!("{ns}/b"), format!("{ns}/d")];
+    kubegen::testing::eventually("the ConfigMap informer sees d", || async {
+        names(config_maps.store()) == want
+    })
+    .await;
+    assert_eq!(
+        names(informer.store()),
+        vec![format!("{ns}/a")],
+        "no more events"
+    );
+
+    // Watched again from here on: a new informer, started by the same factory.
+    let again = f.gadgets();
+    assert!(!Arc::ptr_eq(again.store(), informer.store()));
+    f.start();
+    assert!(f.wait_for_cache_sync(Duration::from_secs(30)).await);
+    assert_eq!(
+        names(again.store()),
+        vec![format!("{ns}/a"), format!("{ns}/c")]
+    );
+    f.shutdown();
 }
 
 #[kubegen::test]

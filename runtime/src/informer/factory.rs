@@ -7,6 +7,7 @@ trait AnyInformer: Send + Sync {
     fn has_synced(&self) -> bool;
     fn not_served(&self) -> Option<NotServed>;
     fn as_any(&self) -> &dyn Any;
+    fn stop(&self);
 }
 
 impl<K: InformerKind> AnyInformer for SharedIndexInformer<K> {
@@ -21,6 +22,80 @@ impl<K: InformerKind> AnyInformer for SharedIndexInformer<K> {
     }
     fn as_any(&self) -> &dyn Any {
         self
+    }
+    fn stop(&self) {
+        SharedIndexInformer::stop(self)
+    }
+}
+
+/// One kind's cache options, overriding the factory's for that kind (controller-runtime's
+/// `cache.Options.ByObject`): [`SharedInformerFactory::for_kind`]. What is left unset
+/// follows the factory.
+#[derive(Clone, Debug, Default)]
+pub struct KindCache {
+    namespace: Option<String>,
+    labels: Option<String>,
+    fields: Option<String>,
+    resync: Option<Duration>,
+    strip_managed_fields: Option<bool>,
+    pack_objects: Option<bool>,
+}
+
+impl KindCache {
+    /// Everything as the factory has it.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Only this namespace (ignored for cluster-scoped kinds).
+    pub fn namespace(mut self, namespace: &str) -> Self {
+        self.namespace = Some(namespace.to_owned());
+        self
+    }
+
+    /// Only objects matching this label selector, instead of the factory's.
+    pub fn label_selector(mut self, selector: &str) -> Self {
+        self.labels = Some(selector.to_owned());
+        self
+    }
+
+    /// Only objects matching this field selector, instead of the factory's.
+    pub fn field_selector(mut self, selector: &str) -> Self {
+        self.fields = Some(selector.to_owned());
+        self
+    }
+
+    /// This resync period instead of the factory's.
+    pub fn resync(mut self, period: Duration) -> Self {
+        self.resync = Some(period);
+        self
+    }
+
+    /// Whether managedFields are left out ([`SharedIndexInformer::strip_managed_fields`]).
+    pub fn strip_managed_fields(mut self, strip: bool) -> Self {
+        self.strip_managed_fields = Some(strip);
+        self
+    }
+
+    /// Whether objects are kept packed ([`SharedIndexInformer::pack_objects`]).
+    pub fn pack_objects(mut self, pack: bool) -> Self {
+        self.pack_objects = Some(pack);
+        self
+    }
+
+    /// These options, with what they leave unset taken from `defaults`.
+    fn over(&self, defaults: &KindCache) -> KindCache {
+        KindCache {
+            namespace: self
+                .namespace
+                .clone()
+                .or_else(|| defaults.namespace.clone()),
+            labels: self.labels.clone().or_else(|| defaults.labels.clone()),
+            fields: self.fields.clone().or_else(|| defaults.fields.clone()),
+            resync: self.resync.or(defaults.resync),
+            strip_managed_fields: self.strip_managed_fields.or(defaults.strip_managed_fields),
+            pack_objects: self.pack_objects.or(defaults.pack_objects),
+        }
     }
 }
 
@@ -94,12 +169,9 @@ impl KindScope for k8s_openapi::ClusterResourceScope {
 /// The derive adds an accessor per kind: `factory.cron_jobs()`.
 pub struct SharedInformerFactory {
     client: kube::Client,
-    namespace: Option<String>,
-    labels: Option<String>,
-    fields: Option<String>,
-    resync: Option<Duration>,
-    strip_managed_fields: bool,
-    pack_objects: bool,
+    /// The options of every kind without its own.
+    defaults: KindCache,
+    by_kind: HashMap<TypeId, KindCache>,
     informers: Mutex<HashMap<TypeId, Arc<dyn AnyInformer>>>,
     stop: watch::Sender<bool>,
 }
@@ -110,12 +182,8 @@ impl SharedInformerFactory {
         let (stop, _) = watch::channel(false);
         SharedInformerFactory {
             client,
-            namespace: None,
-            labels: None,
-            fields: None,
-            resync: None,
-            strip_managed_fields: false,
-            pack_objects: false,
+            defaults: KindCache::default(),
+            by_kind: HashMap::new(),
             informers: Mutex::default(),
             stop,
         }
@@ -123,40 +191,73 @@ impl SharedInformerFactory {
 
     /// Restricts namespaced kinds to one namespace.
     pub fn namespace(mut self, namespace: &str) -> Self {
-        self.namespace = Some(namespace.to_owned());
+        self.defaults = std::mem::take(&mut self.defaults).namespace(namespace);
         self
     }
 
     /// Only objects matching this label selector.
     pub fn label_selector(mut self, selector: &str) -> Self {
-        self.labels = Some(selector.to_owned());
+        self.defaults = std::mem::take(&mut self.defaults).label_selector(selector);
         self
     }
 
     /// Only objects matching this field selector.
     pub fn field_selector(mut self, selector: &str) -> Self {
-        self.fields = Some(selector.to_owned());
+        self.defaults = std::mem::take(&mut self.defaults).field_selector(selector);
         self
     }
 
     /// Default resync period for informers this factory creates.
     pub fn resync(mut self, period: Duration) -> Self {
-        self.resync = Some(period);
+        self.defaults = std::mem::take(&mut self.defaults).resync(period);
         self
     }
 
     /// Informers this factory creates leave `metadata.managedFields` out of their caches,
     /// never decoding it ([`SharedIndexInformer::strip_managed_fields`]).
     pub fn strip_managed_fields(mut self) -> Self {
-        self.strip_managed_fields = true;
+        self.defaults = std::mem::take(&mut self.defaults).strip_managed_fields(true);
         self
     }
 
     /// Informers this factory creates keep their objects encoded, decoded on each read
     /// ([`SharedIndexInformer::pack_objects`]): about a quarter of the memory.
     pub fn pack_objects(mut self) -> Self {
-        self.pack_objects = true;
+        self.defaults = std::mem::take(&mut self.defaults).pack_objects(true);
         self
+    }
+
+    /// `K`'s informer with these options instead of the factory's (controller-runtime's
+    /// `ByObject`): another namespace or selectors, its own resync, managedFields or
+    /// packing. Applies to the informer created next for `K`.
+    ///
+    /// ```
+    /// # use kubegen_runtime::informer::{KindCache, SharedInformerFactory};
+    /// # use k8s_openapi::api::core::v1::Secret;
+    /// # fn f(client: kube::Client) {
+    /// let factory = SharedInformerFactory::new(client)
+    ///     .for_kind::<Secret>(KindCache::new().label_selector("app.kubernetes.io/managed-by=shop"));
+    /// # }
+    /// ```
+    pub fn for_kind<K: 'static>(mut self, options: KindCache) -> Self {
+        self.by_kind.insert(TypeId::of::<K>(), options);
+        self
+    }
+
+    /// Stops `K`'s informer and forgets it (controller-runtime's `RemoveInformer`); true when
+    /// there was one. Its cache and listers keep what they last saw. Asking for `K` again
+    /// creates a new informer, which [`start`](Self::start) starts: a kind can be watched
+    /// from some point of a run on, and stopped again.
+    pub fn remove_informer<K: 'static>(&self) -> bool {
+        let removed = self
+            .informers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&TypeId::of::<K>());
+        if let Some(informer) = &removed {
+            informer.stop();
+        }
+        removed.is_some()
     }
 
     /// The informer for `K`, created on first use (generated accessors call this).
@@ -167,19 +268,21 @@ impl SharedInformerFactory {
         {
             return i.clone();
         }
+        let own = self.by_kind.get(&TypeId::of::<K>());
+        let options = own.map_or(self.defaults.clone(), |o| o.over(&self.defaults));
         let mut config = watcher::Config::default();
-        if let Some(l) = &self.labels {
+        if let Some(l) = &options.labels {
             config = config.labels(l);
         }
-        if let Some(f) = &self.fields {
+        if let Some(f) = &options.fields {
             config = config.fields(f);
         }
-        let api = make_api(self.client.clone(), self.namespace.as_deref());
-        let informer = SharedIndexInformer::new(api, config, self.resync);
-        if self.strip_managed_fields {
+        let api = make_api(self.client.clone(), options.namespace.as_deref());
+        let informer = SharedIndexInformer::new(api, config, options.resync);
+        if options.strip_managed_fields == Some(true) {
             informer.strip_managed_fields();
         }
-        if self.pack_objects {
+        if options.pack_objects == Some(true) {
             informer.pack_objects();
         }
         informers.insert(TypeId::of::<K>(), Arc::new(informer.clone()));

@@ -29,7 +29,7 @@ mod factory;
 mod lean;
 
 pub use factory::{
-    ApiMaker, KindScope, SharedInformerFactory, SyncError, cluster_api, namespaced_api,
+    ApiMaker, KindCache, KindScope, SharedInformerFactory, SyncError, cluster_api, namespaced_api,
 };
 pub use lean::WithoutManagedFields;
 
@@ -278,6 +278,8 @@ struct InformerInner<K> {
     store: Arc<Store<K>>,
     handlers: HandlerList<K>,
     started: AtomicBool,
+    /// Turned true by [`SharedIndexInformer::stop`]: this informer alone ends.
+    halt: watch::Sender<bool>,
     synced: watch::Sender<bool>,
     /// Set when the first list found the kind not served (a 404); cleared once synced.
     unserved: watch::Sender<Option<NotServed>>,
@@ -362,6 +364,7 @@ impl<K: InformerKind> SharedIndexInformer<K> {
                 store: Arc::new(Store::new()),
                 handlers: Arc::default(),
                 started: AtomicBool::new(false),
+                halt: watch::Sender::new(false),
                 synced,
                 unserved: watch::Sender::new(None),
             }),
@@ -461,6 +464,20 @@ impl<K: InformerKind> SharedIndexInformer<K> {
             .is_ok_and(|r| r.is_ok())
     }
 
+    /// Ends this informer's list+watch (a started one stops at once; one not started never
+    /// starts). The cache keeps what it last saw and handlers get nothing more. Informers
+    /// sharing its factory go on; [`SharedInformerFactory::remove_informer`] also forgets
+    /// it, so the kind can be watched again later.
+    pub fn stop(&self) {
+        self.inner.started.store(true, Ordering::SeqCst);
+        self.inner.halt.send_replace(true);
+    }
+
+    /// Whether [`stop`](Self::stop) was called.
+    pub fn is_stopped(&self) -> bool {
+        *self.inner.halt.borrow()
+    }
+
     /// Starts the list+watch on the current Tokio runtime, once; ends when `stop` turns true.
     pub fn start(&self, stop: watch::Receiver<bool>) {
         if self.inner.started.swap(true, Ordering::SeqCst) {
@@ -472,6 +489,7 @@ impl<K: InformerKind> SharedIndexInformer<K> {
 }
 
 async fn run<K: InformerKind>(inner: Arc<InformerInner<K>>, mut stop: watch::Receiver<bool>) {
+    let mut halt = inner.halt.subscribe();
     let transform = inner
         .transform
         .read()
@@ -493,6 +511,7 @@ async fn run<K: InformerKind>(inner: Arc<InformerInner<K>>, mut stop: watch::Rec
     loop {
         tokio::select! {
             _ = stop.wait_for(|s| *s) => return,
+            _ = halt.wait_for(|s| *s) => return,
             _ = resync.tick(), if inner.resync.is_some() => processor.resync(),
             event = events.next() => match event {
                 Some(Ok(event)) => {
