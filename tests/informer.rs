@@ -404,6 +404,40 @@ async fn kinds_have_their_own_options_and_start_and_stop_at_run_time(e: TestEnv)
 }
 
 #[kubegen::test]
+async fn a_metadata_only_informer_caches_metadata(e: TestEnv) {
+    use kube::core::PartialObjectMeta;
+    let gadgets = e.client.gadgets(&e.namespace);
+    let mut a = gadget("a", "red");
+    a.metadata.labels = Some(BTreeMap::from([("team".to_string(), "shop".to_string())]));
+    let a = gadgets.create(&a).await.unwrap();
+    let f = factory(&e);
+    let informer = f.metadata_informer::<Gadget>();
+    f.start();
+    assert!(f.wait_for_cache_sync(Duration::from_secs(30)).await);
+    gadgets.create(&gadget("b", "blue")).await.unwrap();
+    let want = vec![format!("{}/a", e.namespace), format!("{}/b", e.namespace)];
+    kubegen::testing::eventually("b arrives by watch", || async {
+        names(informer.store()) == want
+    })
+    .await;
+    let cached: Arc<PartialObjectMeta<Gadget>> =
+        informer.store().get(Some(&e.namespace), "a").unwrap();
+    assert_eq!(cached.metadata.labels, a.metadata.labels);
+    assert_eq!(cached.metadata.uid, a.metadata.uid);
+    assert_eq!(
+        cached.metadata.resource_version,
+        a.metadata.resource_version
+    );
+    let types = cached.types.clone().unwrap();
+    assert_eq!(
+        (types.api_version.as_str(), types.kind.as_str()),
+        ("meta.k8s.io/v1", "PartialObjectMetadata"),
+        "what the server sent is the metadata alone"
+    );
+    f.shutdown();
+}
+
+#[kubegen::test]
 async fn one_watch_per_kind_however_many_callers(e: TestEnv) {
     let f = factory(&e);
     let first = f.gadgets();

@@ -299,6 +299,23 @@ impl SharedInformerFactory {
         self.informer_with::<K>(<K::Scope as KindScope>::api::<K>)
     }
 
+    /// A metadata-only informer for `K` (controller-runtime's `PartialObjectMetadata`
+    /// watches): it lists and watches with `Accept: ...;as=PartialObjectMetadata`, so the
+    /// server sends, and the cache keeps, only each object's metadata. For kinds whose
+    /// objects are large and of which a controller needs only names, labels, owners or
+    /// finalizers (Secrets, ConfigMaps, Pods). Shares the factory's options (and
+    /// [`for_kind::<PartialObjectMeta<K>>`](Self::for_kind)); it is a separate informer
+    /// from `K`'s full one.
+    pub fn metadata_informer<K>(&self) -> SharedIndexInformer<kube::core::PartialObjectMeta<K>>
+    where
+        K: Resource<DynamicType = ()> + Clone + Debug + Send + Sync + 'static,
+        K::Scope: KindScope,
+    {
+        self.informer_with::<kube::core::PartialObjectMeta<K>>(
+            <K::Scope as KindScope>::api::<kube::core::PartialObjectMeta<K>>,
+        )
+    }
+
     /// The client the informers list and watch with.
     pub fn client(&self) -> &kube::Client {
         &self.client
