@@ -181,6 +181,20 @@ async fn listers_read_the_synced_cache(e: TestEnv) {
         1
     );
     assert_eq!(lister.by_index("by-color", "red").len(), 2);
+    // A field index within a namespace (controller-runtime's MatchingFields + InNamespace).
+    assert_eq!(
+        lister
+            .gadgets(&e.namespace)
+            .by_index("by-color", "red")
+            .len(),
+        2
+    );
+    assert!(
+        lister
+            .gadgets("elsewhere")
+            .by_index("by-color", "red")
+            .is_empty()
+    );
     assert_eq!(lister.by_index("namespace", &e.namespace).len(), 3);
     f.shutdown();
 }

@@ -570,13 +570,26 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
     /// The objects whose indexer `index` produced `value` (`namespace` is built in); costs
     /// in proportion to the result.
     pub fn by_index(&self, index: &str, value: &str) -> Vec<Arc<K>> {
+        self.by_index_in(None, index, value)
+    }
+
+    /// [`by_index`](Self::by_index), within `namespace` when given.
+    fn by_index_in(&self, namespace: Option<&str>, index: &str, value: &str) -> Vec<Arc<K>> {
         if index == NAMESPACE_INDEX {
-            return self.list_namespace(value, &LabelSelector::everything());
+            return match namespace {
+                Some(ns) if ns != value => Vec::new(),
+                _ => self.list_namespace(value, &LabelSelector::everything()),
+            };
         }
+        let namespace = namespace.map(str::to_owned);
         self.select(
-            |inner| {
+            move |inner| {
                 let i = inner.indexers.iter().position(|(n, _)| n == index)?;
-                Some(Box::new(inner.indices[i].get(value)?.iter()))
+                let members = inner.indices[i].get(value)?.iter();
+                Some(match namespace {
+                    Some(ns) => Box::new(members.filter(move |held| held.place().0 == ns)),
+                    None => Box::new(members),
+                })
             },
             &LabelSelector::everything(),
         )
@@ -731,6 +744,14 @@ impl<K: Resource + Send + Sync + 'static> NamespaceLister<'_, K> {
     pub fn list(&self, selector: &LabelSelector) -> Vec<Arc<K>> {
         self.store.list_namespace(self.namespace, selector)
     }
+
+    /// The objects in this namespace whose indexer `index` produced `value`: a field
+    /// indexer queried within a namespace, as controller-runtime's cache-backed
+    /// `List(InNamespace(ns), MatchingFields{index: value})` does. Costs in proportion to
+    /// the index's objects for `value`, in every namespace.
+    pub fn by_index(&self, index: &str, value: &str) -> Vec<Arc<K>> {
+        self.store.by_index_in(Some(self.namespace), index, value)
+    }
 }
 
 #[cfg(test)]
@@ -803,6 +824,24 @@ mod tests {
             "the update moved a/x out of app=web"
         );
         assert_eq!(store.by_index("app", "api").len(), 2);
+        let store = Arc::new(store);
+        let lister = Lister::new(store.clone());
+        let in_a = |index: &str, value: &str| {
+            let mut found: Vec<String> = lister
+                .namespace("a")
+                .by_index(index, value)
+                .iter()
+                .map(|o| key_of(&**o).to_string())
+                .collect();
+            found.sort();
+            found
+        };
+        assert_eq!(in_a("app", "api"), vec!["a/x", "a/y"]);
+        assert_eq!(lister.namespace("b").by_index("app", "api").len(), 0);
+        assert_eq!(in_a("app", "web"), Vec::<String>::new());
+        assert_eq!(in_a(NAMESPACE_INDEX, "a").len(), 2);
+        assert_eq!(in_a(NAMESPACE_INDEX, "b").len(), 0);
+        assert_eq!(in_a("no such index", "api").len(), 0);
         assert_eq!(
             store.remove_by_key("a/y").unwrap().metadata.name.as_deref(),
             Some("y")
@@ -821,7 +860,7 @@ mod tests {
             store.add_indexer("late", |_: &ConfigMap| vec![]),
             Err(IndexerError::AlreadyStarted("late".into()))
         );
-        let lister = Lister::new(Arc::new(store));
+        let lister = Lister::new(store.clone());
         assert_eq!(
             lister
                 .namespace("b")
