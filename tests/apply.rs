@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use kubegen::apply::ObjectConfiguration;
+use kubegen::controller::conditions::{Conditions, StatusConditions, condition};
 use kubegen::prelude::*;
 use kubegen::testing::TestEnv;
 use serde_json::{Value, json};
@@ -87,6 +88,8 @@ pub struct DeckStatus {
     pub ready: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<StatusConditions>,
 }
 
 /// A cluster-scoped kind: its configuration takes a name only.
@@ -369,7 +372,8 @@ async fn extract_reads_back_what_a_manager_applied(e: TestEnv) {
         object.status,
         Some(DeckStatus {
             ready: Some(2),
-            phase: Some("Running".into())
+            phase: Some("Running".into()),
+            conditions: None,
         })
     );
     assert_eq!(
@@ -396,7 +400,8 @@ async fn extract_reads_back_what_a_manager_applied(e: TestEnv) {
         object.status,
         Some(DeckStatus {
             ready: Some(3),
-            phase: None
+            phase: None,
+            conditions: None,
         })
     );
 }
@@ -512,4 +517,60 @@ mod documented {
             }),
         );
     }
+}
+
+#[kubegen::test]
+async fn status_conditions_merge_by_type_between_managers(e: TestEnv) {
+    let ns = &e.namespace;
+    let decks = e.client.decks(ns);
+    let spec = DeckSpecApplyConfiguration::new().with_image("web:1");
+    decks
+        .apply_config(
+            &DeckApplyConfiguration::new("c", ns).with_spec(spec),
+            "owner",
+            false,
+        )
+        .await
+        .unwrap();
+    let applying = |type_: &str, status: bool| {
+        let mut conditions = StatusConditions::default();
+        let mut c = condition(type_, status, "Checked", "", 1);
+        c.last_transition_time = k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+            "2026-11-28T10:00:00Z".parse().unwrap(),
+        );
+        conditions.set_condition(c);
+        DeckApplyConfiguration::new("c", ns)
+            .with_status(DeckStatusApplyConfiguration::new().with_conditions(conditions))
+    };
+    decks
+        .apply_config_status(&applying("Ready", true), "controller", false)
+        .await
+        .unwrap();
+    let object = decks
+        .apply_config_status(&applying("Degraded", false), "monitor", false)
+        .await
+        .unwrap();
+    assert_eq!(
+        owned(&object, "monitor", "Apply", "status"),
+        json!({"f:status": {"f:conditions": {"k:{\"type\":\"Degraded\"}": {
+            ".": {}, "f:lastTransitionTime": {}, "f:message": {}, "f:observedGeneration": {},
+            "f:reason": {}, "f:status": {}, "f:type": {}
+        }}}}),
+        "each manager owns its own condition, by type"
+    );
+    let conditions = object.status.unwrap().conditions.unwrap();
+    assert!(conditions.is_condition_true("Ready"), "{conditions:?}");
+    assert!(
+        conditions.is_condition_false("Degraded"),
+        "kept side by side"
+    );
+    // The controller flips its condition; the monitor's stays.
+    let object = decks
+        .apply_config_status(&applying("Ready", false), "controller", false)
+        .await
+        .unwrap();
+    let conditions = object.status.unwrap().conditions.unwrap();
+    assert!(conditions.is_condition_false("Ready"));
+    assert!(conditions.is_condition_false("Degraded"));
+    assert_eq!(conditions.len(), 2);
 }

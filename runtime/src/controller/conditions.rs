@@ -148,6 +148,100 @@ impl Conditions for Option<Vec<Condition>> {
     }
 }
 
+/// A status's conditions, ready-made: `metav1.Condition`s with the markers kubebuilder
+/// users write by hand (`+listType=map`, `+listMapKey=type`), so the CRD schema says
+/// `x-kubernetes-list-type: map` keyed by `type`. Server-side apply then merges conditions
+/// by type: managers applying different conditions keep each other's, and a manager owns
+/// only the conditions it applied. Derefs to the `Vec`, and has the [`Conditions`] helpers.
+///
+/// ```
+/// use kubegen_runtime::controller::conditions::{Conditions, StatusConditions, condition};
+///
+/// let mut conditions = StatusConditions::default();
+/// assert!(conditions.set_condition(condition("Ready", true, "Deployed", "", 1)));
+/// assert_eq!(conditions.len(), 1);
+/// let schema = serde_json::to_value(schemars::schema_for!(StatusConditions)).unwrap();
+/// assert_eq!(schema["x-kubernetes-list-type"], "map");
+/// assert_eq!(schema["x-kubernetes-list-map-keys"], serde_json::json!(["type"]));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct StatusConditions(pub Vec<Condition>);
+
+impl std::ops::Deref for StatusConditions {
+    type Target = Vec<Condition>;
+    fn deref(&self) -> &Vec<Condition> {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for StatusConditions {
+    fn deref_mut(&mut self) -> &mut Vec<Condition> {
+        &mut self.0
+    }
+}
+
+impl From<Vec<Condition>> for StatusConditions {
+    fn from(conditions: Vec<Condition>) -> Self {
+        StatusConditions(conditions)
+    }
+}
+
+impl Conditions for StatusConditions {
+    fn set_condition(&mut self, condition: Condition) -> bool {
+        self.0.set_condition(condition)
+    }
+
+    fn remove_condition(&mut self, type_: &str) -> bool {
+        self.0.remove_condition(type_)
+    }
+
+    fn find_condition(&self, type_: &str) -> Option<&Condition> {
+        self.0.find_condition(type_)
+    }
+}
+
+impl Conditions for Option<StatusConditions> {
+    fn set_condition(&mut self, condition: Condition) -> bool {
+        self.get_or_insert_with(StatusConditions::default)
+            .set_condition(condition)
+    }
+
+    fn remove_condition(&mut self, type_: &str) -> bool {
+        self.as_mut().is_some_and(|c| c.remove_condition(type_))
+    }
+
+    fn find_condition(&self, type_: &str) -> Option<&Condition> {
+        self.as_ref()?.find_condition(type_)
+    }
+}
+
+impl schemars::JsonSchema for StatusConditions {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "StatusConditions".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut schema = <Vec<Condition> as schemars::JsonSchema>::json_schema(generator);
+        schema.insert("x-kubernetes-list-type".into(), "map".into());
+        schema.insert(
+            "x-kubernetes-list-map-keys".into(),
+            serde_json::json!(["type"]),
+        );
+        schema
+    }
+}
+
+/// Applied whole: a configuration is the conditions this manager sets (the list merges by
+/// `type` on the server).
+impl crate::apply::Apply for StatusConditions {
+    type Configuration = Self;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
