@@ -452,6 +452,47 @@ async fn a_metadata_only_informer_caches_metadata(e: TestEnv) {
 }
 
 #[kubegen::test]
+async fn only_the_managers_this_process_writes_as_keep_their_managed_fields(e: TestEnv) {
+    let gadgets = e.client.gadgets(&e.namespace);
+    gadgets
+        .apply(&gadget("a", "red"), "kubegen-test", false)
+        .await
+        .unwrap();
+    let mut labelled = gadgets.get("a").await.unwrap();
+    labelled.metadata.labels = Some(BTreeMap::from([("team".to_string(), "shop".to_string())]));
+    labelled.metadata.managed_fields = None;
+    gadgets.update(&labelled).await.unwrap();
+    let f = factory(&e).keep_managed_fields_of(&["kubegen-test"]);
+    let informer = f.gadgets();
+    f.start();
+    assert!(f.wait_for_cache_sync(Duration::from_secs(30)).await);
+    assert!(
+        !informer.keep_managed_fields_of(&["late"]),
+        "too late once running"
+    );
+    let on_server = gadgets.get("a").await.unwrap();
+    let managers = |g: &Gadget| -> Vec<String> {
+        g.metadata
+            .managed_fields
+            .iter()
+            .flatten()
+            .filter_map(|m| m.manager.clone())
+            .collect()
+    };
+    assert_eq!(managers(&on_server).len(), 2, "{:?}", managers(&on_server));
+    let lister = GadgetLister::from(&informer);
+    let cached = lister.gadgets(&e.namespace).get("a").unwrap();
+    assert_eq!(managers(&cached), vec!["kubegen-test"]);
+    assert_eq!(
+        serde_json::to_value(kubegen::apply::extract(&*cached, "kubegen-test").unwrap()).unwrap(),
+        serde_json::to_value(kubegen::apply::extract(&on_server, "kubegen-test").unwrap()).unwrap(),
+        "extract works for the kept manager"
+    );
+    assert_eq!(cached.metadata.labels, on_server.metadata.labels);
+    f.shutdown();
+}
+
+#[kubegen::test]
 async fn one_watch_per_kind_however_many_callers(e: TestEnv) {
     let f = factory(&e);
     let first = f.gadgets();

@@ -38,6 +38,7 @@ pub struct KindCache {
     fields: Option<String>,
     resync: Option<Duration>,
     strip_managed_fields: Option<bool>,
+    keep_managers: Option<Vec<String>>,
     pack_objects: Option<bool>,
 }
 
@@ -77,6 +78,13 @@ impl KindCache {
         self
     }
 
+    /// Only these managers' managedFields entries are cached
+    /// ([`SharedIndexInformer::keep_managed_fields_of`]).
+    pub fn keep_managed_fields_of<S: AsRef<str>>(mut self, managers: &[S]) -> Self {
+        self.keep_managers = Some(managers.iter().map(|m| m.as_ref().to_owned()).collect());
+        self
+    }
+
     /// Whether objects are kept packed ([`SharedIndexInformer::pack_objects`]).
     pub fn pack_objects(mut self, pack: bool) -> Self {
         self.pack_objects = Some(pack);
@@ -94,6 +102,10 @@ impl KindCache {
             fields: self.fields.clone().or_else(|| defaults.fields.clone()),
             resync: self.resync.or(defaults.resync),
             strip_managed_fields: self.strip_managed_fields.or(defaults.strip_managed_fields),
+            keep_managers: self
+                .keep_managers
+                .clone()
+                .or_else(|| defaults.keep_managers.clone()),
             pack_objects: self.pack_objects.or(defaults.pack_objects),
         }
     }
@@ -220,6 +232,13 @@ impl SharedInformerFactory {
         self
     }
 
+    /// Informers this factory creates cache only these managers' managedFields entries
+    /// ([`SharedIndexInformer::keep_managed_fields_of`]): those this process writes as.
+    pub fn keep_managed_fields_of<S: AsRef<str>>(mut self, managers: &[S]) -> Self {
+        self.defaults = std::mem::take(&mut self.defaults).keep_managed_fields_of(managers);
+        self
+    }
+
     /// Informers this factory creates keep their objects encoded, decoded on each read
     /// ([`SharedIndexInformer::pack_objects`]): about a quarter of the memory.
     pub fn pack_objects(mut self) -> Self {
@@ -281,6 +300,9 @@ impl SharedInformerFactory {
         let informer = SharedIndexInformer::new(api, config, options.resync);
         if options.strip_managed_fields == Some(true) {
             informer.strip_managed_fields();
+        }
+        if let Some(keep) = &options.keep_managers {
+            informer.keep_managed_fields_of(keep);
         }
         if options.pack_objects == Some(true) {
             informer.pack_objects();

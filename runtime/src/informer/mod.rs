@@ -139,6 +139,18 @@ fn compact_metadata<K: Resource>(object: &mut K) {
     }
 }
 
+/// Drops the managedFields entries of managers not in `keep` (all of them, to `None`, when
+/// none is left), as [`SharedIndexInformer::keep_managed_fields_of`] does.
+pub fn keep_managed_fields_of<K: Resource>(object: &mut K, keep: &[String]) {
+    let meta = object.meta_mut();
+    if let Some(entries) = &mut meta.managed_fields {
+        entries.retain(|e| e.manager.as_ref().is_some_and(|m| keep.contains(m)));
+        if entries.is_empty() {
+            meta.managed_fields = None;
+        }
+    }
+}
+
 /// Applies watcher events to a store and tells handlers what changed. The informer's run
 /// loop feeds it; benchmarks and tests can feed it directly.
 pub struct Processor<K> {
@@ -273,6 +285,8 @@ struct InformerInner<K> {
     api: Api<K>,
     transform: RwLock<Option<Transform<K>>>,
     strip_managed_fields: AtomicBool,
+    /// Set by [`SharedIndexInformer::keep_managed_fields_of`].
+    keep_managers: RwLock<Option<Arc<[String]>>>,
     config: watcher::Config,
     resync: Option<Duration>,
     store: Arc<Store<K>>,
@@ -359,6 +373,7 @@ impl<K: InformerKind> SharedIndexInformer<K> {
                 api,
                 transform: RwLock::new(None),
                 strip_managed_fields: AtomicBool::new(false),
+                keep_managers: RwLock::new(None),
                 config,
                 resync,
                 store: Arc::new(Store::new()),
@@ -435,6 +450,24 @@ impl<K: InformerKind> SharedIndexInformer<K> {
         !self.inner.started.load(Ordering::SeqCst) && self.inner.store.pack()
     }
 
+    /// Keeps in the cache only the managedFields entries of these managers, the ones this
+    /// process writes as: `extract_*` for them works on cached objects, and the entries of
+    /// every other manager (usually most of an object's managedFields) cost no memory. They
+    /// are decoded and dropped, so decoding costs what it does with all of them. Only before
+    /// the informer starts (returns false after).
+    pub fn keep_managed_fields_of<S: AsRef<str>>(&self, managers: &[S]) -> bool {
+        if self.inner.started.load(Ordering::SeqCst) {
+            return false;
+        }
+        let managers: Arc<[String]> = managers.iter().map(|m| m.as_ref().to_owned()).collect();
+        *self
+            .inner
+            .keep_managers
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = Some(managers);
+        true
+    }
+
     /// A lister over this informer's cache.
     pub fn lister(&self) -> Lister<K> {
         Lister::new(self.inner.store.clone())
@@ -495,6 +528,20 @@ async fn run<K: InformerKind>(inner: Arc<InformerInner<K>>, mut stop: watch::Rec
         .read()
         .unwrap_or_else(|e| e.into_inner())
         .clone();
+    let keep = inner
+        .keep_managers
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let transform: Option<Transform<K>> = match (transform, keep) {
+        (transform, None) => transform,
+        (transform, Some(keep)) => Some(Arc::new(move |object: &mut K| {
+            keep_managed_fields_of(object, &keep);
+            if let Some(t) = &transform {
+                t(object);
+            }
+        })),
+    };
     let mut processor =
         Processor::with_handlers(inner.store.clone(), inner.handlers.clone(), transform);
     let mut events = match inner.strip_managed_fields.load(Ordering::SeqCst) {
