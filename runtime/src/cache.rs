@@ -556,10 +556,14 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
 
     fn get_at(&self, namespace: &str, name: &str) -> Option<Arc<K>> {
         let inner = self.read();
-        let held = inner.objects.get(namespace, name)?.clone();
+        let packed = match inner.objects.get(namespace, name)? {
+            Held::Decoded(o) => return Some(o.clone()),
+            Held::Packed(p) => Held::Packed(p.clone()),
+        };
+        // Decoded after the lock is released.
         let decode = inner.decoder();
         drop(inner);
-        open(decode, &held)
+        open(decode, &packed)
     }
 
     /// Every object the selector matches.
