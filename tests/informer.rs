@@ -330,16 +330,16 @@ async fn a_read_after_an_observed_write_sees_at_least_that_write(e: TestEnv) {
             .apply(&gadget("a", "final"), "kubegen-test", true)
             .await
             .unwrap();
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-        while lister
-            .gadgets(&e.namespace)
-            .get("a")
-            .map(|g| common::rv(&*g))
-            != Some(common::rv(&last))
-        {
-            assert!(tokio::time::Instant::now() < deadline, "never caught up");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        kubegen::testing::Eventually::default()
+            .timeout(Duration::from_secs(30))
+            .until("the watch catches up", || async {
+                lister
+                    .gadgets(&e.namespace)
+                    .get("a")
+                    .map(|g| common::rv(&*g))
+                    == Some(common::rv(&last))
+            })
+            .await;
         f.shutdown();
     }
 }

@@ -477,11 +477,11 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
         let mut guard = self.write();
         let inner = &mut *guard;
         if !inner.written.is_empty() {
-            let key = key_of(&*object);
+            let (namespace, name) = slot(&*object);
+            let key = join_key(namespace, name);
             if let Some(&written) = inner.written.get(&*key) {
                 match resource_version(&*object) {
                     Some(rv) if rv < written => {
-                        let (namespace, name) = slot(&*object);
                         let previous = inner.objects.get(namespace, name).cloned();
                         return previous.map(|held| want_old.then(|| inner.open(&held)).flatten());
                     }
@@ -520,9 +520,9 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
         if cached.is_some_and(|c| resource_version(&*c).is_none_or(|c| c >= rv)) {
             return false;
         }
-        let key = key_of(&*written);
+        let key = join_key(namespace, name).into_owned();
         inner.put(written, false);
-        inner.written.insert(key.to_string(), rv);
+        inner.written.insert(key, rv);
         true
     }
 

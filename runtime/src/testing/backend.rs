@@ -453,14 +453,23 @@ impl TestEnv {
         let api: Api<Namespace> = Api::all(self.client.clone());
         let mut body = Namespace::default();
         body.metadata.name = Some(namespace.to_owned());
-        match api.create(&PostParams::default(), &body).await {
-            Ok(_) => Ok(()),
-            Err(kube::Error::Api(s)) if s.code == 409 => Ok(()),
-            Err(e) => Err(TestEnvError::Namespace {
+        create_if_missing(&api, &body)
+            .await
+            .map_err(|e| TestEnvError::Namespace {
                 namespace: namespace.to_owned(),
                 source: Box::new(e),
-            }),
-        }
+            })
+    }
+}
+
+/// Creates `object`; one that exists already (409) is fine.
+pub(crate) async fn create_if_missing<K>(api: &Api<K>, object: &K) -> Result<(), kube::Error>
+where
+    K: kube::Resource + Clone + serde::Serialize + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    match api.create(&PostParams::default(), object).await {
+        Err(kube::Error::Api(status)) if status.code == 409 => Ok(()),
+        other => other.map(|_| ()),
     }
 }
 

@@ -14,7 +14,7 @@ use kube::discovery::Scope;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::{FIELD_MANAGER, INSTALL_TIMEOUT, TestEnv, TestEnvError};
+use super::{FIELD_MANAGER, INSTALL_TIMEOUT, TestEnv, TestEnvError, create_if_missing};
 use crate::resource::ResourceInfo;
 use crate::testing::ApiServer;
 
@@ -271,14 +271,12 @@ async fn create_default_service_account(
     let api: Api<ServiceAccount> = Api::namespaced(env.client.clone(), namespace);
     let mut account = ServiceAccount::default();
     account.metadata.name = Some(DEFAULT_SERVICE_ACCOUNT.to_owned());
-    match api.create(&PostParams::default(), &account).await {
-        Ok(_) => Ok(()),
-        Err(kube::Error::Api(s)) if s.code == 409 => Ok(()),
-        Err(e) => Err(TestEnvError::ServiceAccount {
+    create_if_missing(&api, &account)
+        .await
+        .map_err(|e| TestEnvError::ServiceAccount {
             namespace: namespace.to_owned(),
             source: Box::new(e),
-        }),
-    }
+        })
 }
 
 /// Creates seed object number `index`, finding its resource through discovery, then writes its

@@ -7,7 +7,7 @@ use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
 use k8s_openapi::api::core::v1::ServiceAccount;
 use kube::api::{Api, PostParams};
 
-use super::{TestEnv, TestEnvError};
+use super::{TestEnv, TestEnvError, create_if_missing};
 
 /// How long a requested token lives: an hour, well past any test.
 const TOKEN_SECONDS: i64 = 3600;
@@ -33,17 +33,6 @@ impl TestEnv {
             .await
             .map_err(|e| fail(e.to_string()))?
             .ok_or_else(|| fail("the TokenRequest's answer holds no token".into()))
-    }
-}
-
-/// Creates `object`; one that exists already (409) is fine.
-pub(crate) async fn create_if_missing<K>(api: &Api<K>, object: &K) -> Result<(), kube::Error>
-where
-    K: kube::Resource + Clone + serde::Serialize + serde::de::DeserializeOwned + std::fmt::Debug,
-{
-    match api.create(&PostParams::default(), object).await {
-        Err(kube::Error::Api(status)) if status.code == 409 => Ok(()),
-        other => other.map(|_| ()),
     }
 }
 

@@ -17,7 +17,8 @@ use kube::api::{Api, PostParams};
 use kube::config::AuthInfo;
 
 use super::{Envtest, EnvtestError};
-use crate::testing::backend::token::{create_if_missing, request_token};
+use crate::testing::backend::create_if_missing;
+use crate::testing::backend::token::request_token;
 
 /// The pause between two access reviews.
 const REVIEW_INTERVAL: Duration = Duration::from_millis(100);
