@@ -1,5 +1,6 @@
 //! Memory per cached object: kubegen's informer cache (decoded, with managedFields stripped,
-//! and packed) against kube-runtime's reflector Store, for 100,000
+//! with only this process's managedFields kept, and packed) against kube-runtime's
+//! reflector Store, for 100,000
 //! realistic objects. Heap bytes come from a counting allocator; RSS from /proc. Each
 //! variant runs in its own child process so one does not inflate the other.
 //!
@@ -63,20 +64,28 @@ fn measure(mode: &str) {
     let lines = support::watch_lines(OBJECTS, 100);
     let (heap0, rss0) = (HEAP.load(Ordering::SeqCst), rss_bytes());
     let keep: Box<dyn std::any::Any> = match mode {
-        "kubegen" | "kubegen-strip" | "kubegen-packed" => {
+        "kubegen" | "kubegen-strip" | "kubegen-own" | "kubegen-packed" => {
             // Stripping as `SharedIndexInformer::strip_managed_fields` does: skipped while
-            // decoding (the `strip_managed_fields` transform leaves the same objects).
+            // decoding (the `strip_managed_fields` transform leaves the same objects). Keeping
+            // the entries of the manager this process writes as (every object's one entry
+            // here) as `keep_managed_fields_of` does: fieldsV1 read as text, then filtered.
             let decode = match mode {
                 "kubegen-strip" => support::decode_without_managed_fields,
+                "kubegen-own" => support::decode_compact,
                 _ => support::decode,
             };
             let store = Arc::new(Store::<support::App>::new());
             if mode == "kubegen-packed" {
                 assert!(store.pack(), "an empty store packs");
             }
+            let keep = ["app-operator".to_owned()];
             let mut p = Processor::new(store);
             for l in &lines {
-                p.apply(Event::Apply(decode(l)));
+                let mut object = decode(l);
+                if mode == "kubegen-own" {
+                    kubegen::informer::keep_managed_fields_of(&mut object, &keep);
+                }
+                p.apply(Event::Apply(object));
             }
             // What is read back is the whole object, managedFields included.
             let last = p
@@ -127,6 +136,7 @@ fn main() {
     let kube = run("kube");
     let kubegen = run("kubegen");
     let strip = run("kubegen-strip");
+    let own = run("kubegen-own");
     let packed = run("kubegen-packed");
     println!("memory per cached object ({OBJECTS} objects, ~1.1 KiB of JSON each)");
     println!("{:<36} {:>12} {:>12}", "", "heap bytes", "RSS bytes");
@@ -144,6 +154,10 @@ fn main() {
     );
     println!(
         "{:<36} {:>12.0} {:>12.0}",
+        "kubegen cache, own managedFields", own.0, own.1
+    );
+    println!(
+        "{:<36} {:>12.0} {:>12.0}",
         "kubegen cache, packed (pack_objects)", packed.0, packed.1
     );
     println!(
@@ -155,6 +169,11 @@ fn main() {
         "ratio kubegen-stripped/kube: heap {:.2}, RSS {:.2}",
         strip.0 / kube.0,
         strip.1 / kube.1
+    );
+    println!(
+        "ratio kubegen-own/kube: heap {:.2}, RSS {:.2}",
+        own.0 / kube.0,
+        own.1 / kube.1
     );
     println!(
         "ratio kubegen-packed/kube: heap {:.2}, RSS {:.2}",

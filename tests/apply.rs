@@ -344,6 +344,25 @@ async fn extract_reads_back_what_a_manager_applied(e: TestEnv) {
         json_of(&extract_deck(&object, "nobody").unwrap()),
         json_of(&DeckApplyConfiguration::new("d", ns))
     );
+    // As an informer keeping only some managers' entries holds them (fieldsV1 as its JSON
+    // text), the same; text that is not JSON is an error saying so.
+    let mut held = object.clone();
+    for entry in held.metadata.managed_fields.iter_mut().flatten() {
+        if let Some(fields) = &mut entry.fields_v1 {
+            fields.0 = serde_json::Value::String(fields.0.to_string());
+        }
+    }
+    assert_eq!(
+        json_of(&extract_deck(&held, "owner").unwrap()),
+        json_of(&owner)
+    );
+    for entry in held.metadata.managed_fields.iter_mut().flatten() {
+        if let Some(fields) = &mut entry.fields_v1 {
+            fields.0 = serde_json::Value::String("{\"f:spec\":".into());
+        }
+    }
+    let err = extract_deck(&held, "owner").unwrap_err();
+    assert!(err.to_string().contains("fieldsV1 held as text"), "{err}");
 
     // Read-modify-apply: the owner adds a slot to what it has, and owns both.
     let mut mine = extract_deck(&object, "owner").unwrap();

@@ -483,6 +483,22 @@ async fn only_the_managers_this_process_writes_as_keep_their_managed_fields(e: T
     let lister = GadgetLister::from(&informer);
     let cached = lister.gadgets(&e.namespace).get("a").unwrap();
     assert_eq!(managers(&cached), vec!["kubegen-test"]);
+    let fields_of = |g: &Gadget| {
+        let entries = g.metadata.managed_fields.iter().flatten();
+        entries
+            .filter(|m| m.manager.as_deref() == Some("kubegen-test"))
+            .find_map(|m| m.fields_v1.clone())
+            .unwrap()
+            .0
+    };
+    let held = fields_of(&cached);
+    let text = held
+        .as_str()
+        .expect("the kept entry's fieldsV1 is held as its JSON text");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(text).unwrap(),
+        fields_of(&on_server)
+    );
     assert_eq!(
         serde_json::to_value(kubegen::apply::extract(&*cached, "kubegen-test").unwrap()).unwrap(),
         serde_json::to_value(kubegen::apply::extract(&on_server, "kubegen-test").unwrap()).unwrap(),

@@ -105,3 +105,15 @@ pub fn decode_without_managed_fields(line: &[u8]) -> App {
         other => panic!("unexpected {other:?}"),
     }
 }
+
+/// Decodes a watch event the way a kubegen informer keeping some managers' managedFields
+/// does: every `fieldsV1` read as JSON text.
+pub fn decode_compact(line: &[u8]) -> App {
+    use kubegen::informer::CompactManagedFields;
+    match serde_json::from_slice::<kube::core::WatchEvent<CompactManagedFields<App>>>(line)
+        .expect("a watch event")
+    {
+        kube::core::WatchEvent::Added(o) | kube::core::WatchEvent::Modified(o) => o.0,
+        other => panic!("unexpected {other:?}"),
+    }
+}

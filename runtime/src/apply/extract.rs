@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::{Apply, ObjectConfiguration};
-use crate::fieldpath::managed;
+use crate::fieldpath::{FieldsV1Error, managed};
 use crate::validation::local::prepared_kind;
 use crate::{CrdError, CustomResource};
 
@@ -62,7 +62,8 @@ where
     K: CustomResource + Apply + Serialize,
     K::Configuration: ObjectConfiguration,
 {
-    let value = serde_json::to_value(object).map_err(ExtractError::Encode)?;
+    let mut value = serde_json::to_value(object).map_err(ExtractError::Encode)?;
+    expand_fields_text(&mut value)?;
     // The kind's field types, built once per process beside its validator.
     let prepared = prepared_kind::<K>()?;
     let mut extracted = managed::extract(prepared.field_types(), &value, manager, subresource)?
@@ -89,4 +90,24 @@ where
         configuration: std::any::type_name::<K::Configuration>(),
         source,
     })
+}
+
+/// Reads back, as trees, the `fieldsV1` a cache holds as JSON text
+/// ([`CompactManagedFields`](crate::informer::CompactManagedFields)).
+fn expand_fields_text(object: &mut serde_json::Value) -> Result<(), managed::ExtractError> {
+    let entries = object
+        .get_mut("metadata")
+        .and_then(|m| m.get_mut("managedFields"))
+        .and_then(|m| m.as_array_mut());
+    for fields in entries
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.get_mut("fieldsV1"))
+    {
+        if let serde_json::Value::String(text) = fields {
+            *fields = serde_json::from_str(text)
+                .map_err(|e| FieldsV1Error(format!("fieldsV1 held as text: {e}")))?;
+        }
+    }
+    Ok(())
 }

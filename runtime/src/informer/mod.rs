@@ -31,7 +31,7 @@ mod lean;
 pub use factory::{
     ApiMaker, KindCache, KindScope, SharedInformerFactory, SyncError, cluster_api, namespaced_api,
 };
-pub use lean::WithoutManagedFields;
+pub use lean::{CompactManagedFields, WithoutManagedFields};
 
 /// Receives an informer's events. Handlers run on the informer's task, in order: keep them
 /// quick (push a key onto a work queue) and do the work elsewhere.
@@ -452,9 +452,12 @@ impl<K: InformerKind> SharedIndexInformer<K> {
 
     /// Keeps in the cache only the managedFields entries of these managers, the ones this
     /// process writes as: `extract_*` for them works on cached objects, and the entries of
-    /// every other manager (usually most of an object's managedFields) cost no memory. They
-    /// are decoded and dropped, so decoding costs what it does with all of them. Only before
-    /// the informer starts (returns false after).
+    /// every other manager (usually most of an object's managedFields) cost no memory. The
+    /// kept entries' `fieldsV1` are held as JSON text in a string rather than a tree
+    /// ([`CompactManagedFields`]), which `extract_*` reads; every entry's `fieldsV1` is read
+    /// as text, never built as a tree. Cached objects are then for reading: their
+    /// managedFields must not be sent back to the apiserver (a controller's writes never
+    /// include them). Only before the informer starts (returns false after).
     pub fn keep_managed_fields_of<S: AsRef<str>>(&self, managers: &[S]) -> bool {
         if self.inner.started.load(Ordering::SeqCst) {
             return false;
@@ -533,6 +536,8 @@ async fn run<K: InformerKind>(inner: Arc<InformerInner<K>>, mut stop: watch::Rec
         .read()
         .unwrap_or_else(|e| e.into_inner())
         .clone();
+    // Kept entries are decoded with their fieldsV1 as text, the others' only to be dropped.
+    let compact = keep.is_some();
     let transform: Option<Transform<K>> = match (transform, keep) {
         (transform, None) => transform,
         (transform, Some(keep)) => Some(Arc::new(move |object: &mut K| {
@@ -544,12 +549,16 @@ async fn run<K: InformerKind>(inner: Arc<InformerInner<K>>, mut stop: watch::Rec
     };
     let mut processor =
         Processor::with_handlers(inner.store.clone(), inner.handlers.clone(), transform);
-    let mut events = match inner.strip_managed_fields.load(Ordering::SeqCst) {
-        true => watch_stream(WithoutManagedFields::api(&inner.api), inner.config.clone())
+    let mut events = match (inner.strip_managed_fields.load(Ordering::SeqCst), compact) {
+        (true, _) => watch_stream(WithoutManagedFields::api(&inner.api), inner.config.clone())
             .map_ok(WithoutManagedFields::unwrap_event)
             .default_backoff()
             .boxed(),
-        false => watch_stream(inner.api.clone(), inner.config.clone())
+        (false, true) => watch_stream(CompactManagedFields::api(&inner.api), inner.config.clone())
+            .map_ok(CompactManagedFields::unwrap_event)
+            .default_backoff()
+            .boxed(),
+        (false, false) => watch_stream(inner.api.clone(), inner.config.clone())
             .default_backoff()
             .boxed(),
     };
