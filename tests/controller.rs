@@ -794,79 +794,86 @@ async fn a_new_object_is_reconciled_before_the_rest_of_the_first_list(e: TestEnv
     run.await.unwrap().unwrap();
 }
 
-/// The spans this process exported through OpenTelemetry: `tracing`'s spans turned into
-/// OpenTelemetry spans by `tracing-opentelemetry`, exported as each ends into memory, where an
-/// operator would send them to a collector over OTLP.
-fn exported_spans() -> opentelemetry_sdk::trace::InMemorySpanExporter {
-    use opentelemetry::trace::TracerProvider as _;
-    use tracing_subscriber::layer::SubscriberExt as _;
-    static EXPORTER: std::sync::OnceLock<opentelemetry_sdk::trace::InMemorySpanExporter> =
-        std::sync::OnceLock::new();
-    EXPORTER
-        .get_or_init(|| {
-            let exporter = opentelemetry_sdk::trace::InMemorySpanExporter::default();
-            let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder()
-                .with_simple_exporter(exporter.clone())
-                .build();
-            let subscriber = tracing_subscriber::registry()
-                .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("kubegen-test")));
-            tracing::subscriber::set_global_default(subscriber)
-                .expect("no other subscriber in this test binary");
-            exporter
-        })
-        .clone()
-}
+/// Reconcile spans, with the `reconcile-spans` feature (on by default).
+#[cfg(feature = "reconcile-spans")]
+mod spans {
+    use super::*;
 
-/// The attributes of each exported `reconcile` span, as strings.
-fn reconcile_spans() -> Vec<BTreeMap<String, String>> {
-    exported_spans()
-        .get_finished_spans()
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|span| span.name == "reconcile")
-        .map(|span| {
-            span.attributes
-                .iter()
-                .map(|kv| (kv.key.to_string(), kv.value.to_string()))
-                .collect()
-        })
-        .collect()
-}
-
-#[kubegen::test]
-async fn every_reconcile_is_a_span_with_its_controller_kind_key_and_result(e: TestEnv) {
-    exported_spans();
-    let controller = Controller::<Gadget>::new("traced")
-        .backoff(Duration::from_millis(5), Duration::from_millis(50));
-    let calls = Calls::default();
-    let (stop, run) = start(manager(&e).add(controller, Strict(calls.clone())));
-    let mut black = gadget("bad");
-    black.spec.color = "black".into();
-    e.client.gadgets(&e.namespace).create(&black).await.unwrap();
-    e.client
-        .gadgets(&e.namespace)
-        .create(&gadget("good"))
-        .await
-        .unwrap();
-    let ours = |name: &str| {
-        reconcile_spans()
-            .into_iter()
-            .filter(|f| {
-                f.get("controller").map(String::as_str) == Some("traced")
-                    && f.get("namespace") == Some(&e.namespace)
-                    && f.get("name").map(String::as_str) == Some(name)
+    /// The spans this process exported through OpenTelemetry: `tracing`'s spans turned into
+    /// OpenTelemetry spans by `tracing-opentelemetry`, exported as each ends into memory, where an
+    /// operator would send them to a collector over OTLP.
+    fn exported_spans() -> opentelemetry_sdk::trace::InMemorySpanExporter {
+        use opentelemetry::trace::TracerProvider as _;
+        use tracing_subscriber::layer::SubscriberExt as _;
+        static EXPORTER: std::sync::OnceLock<opentelemetry_sdk::trace::InMemorySpanExporter> =
+            std::sync::OnceLock::new();
+        EXPORTER
+            .get_or_init(|| {
+                let exporter = opentelemetry_sdk::trace::InMemorySpanExporter::default();
+                let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder()
+                    .with_simple_exporter(exporter.clone())
+                    .build();
+                let subscriber = tracing_subscriber::registry().with(
+                    tracing_opentelemetry::layer().with_tracer(provider.tracer("kubegen-test")),
+                );
+                tracing::subscriber::set_global_default(subscriber)
+                    .expect("no other subscriber in this test binary");
+                exporter
             })
-            .collect::<Vec<_>>()
-    };
-    // A span is exported when it ends, with every field recorded by then.
-    eventually("both reconciles are exported", || {
-        !ours("bad").is_empty() && !ours("good").is_empty()
-    })
-    .await;
-    let good = &ours("good")[0];
-    assert_eq!(good["kind"], "Gadget");
-    assert_eq!(good["result"], "success");
-    assert_eq!(ours("bad")[0]["result"], "error");
-    stop.cancel();
-    run.await.unwrap().unwrap();
+            .clone()
+    }
+
+    /// The attributes of each exported `reconcile` span, as strings.
+    fn reconcile_spans() -> Vec<BTreeMap<String, String>> {
+        exported_spans()
+            .get_finished_spans()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|span| span.name == "reconcile")
+            .map(|span| {
+                span.attributes
+                    .iter()
+                    .map(|kv| (kv.key.to_string(), kv.value.to_string()))
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[kubegen::test]
+    async fn every_reconcile_is_a_span_with_its_controller_kind_key_and_result(e: TestEnv) {
+        exported_spans();
+        let controller = Controller::<Gadget>::new("traced")
+            .backoff(Duration::from_millis(5), Duration::from_millis(50));
+        let calls = Calls::default();
+        let (stop, run) = start(manager(&e).add(controller, Strict(calls.clone())));
+        let mut black = gadget("bad");
+        black.spec.color = "black".into();
+        e.client.gadgets(&e.namespace).create(&black).await.unwrap();
+        e.client
+            .gadgets(&e.namespace)
+            .create(&gadget("good"))
+            .await
+            .unwrap();
+        let ours = |name: &str| {
+            reconcile_spans()
+                .into_iter()
+                .filter(|f| {
+                    f.get("controller").map(String::as_str) == Some("traced")
+                        && f.get("namespace") == Some(&e.namespace)
+                        && f.get("name").map(String::as_str) == Some(name)
+                })
+                .collect::<Vec<_>>()
+        };
+        // A span is exported when it ends, with every field recorded by then.
+        eventually("both reconciles are exported", || {
+            !ours("bad").is_empty() && !ours("good").is_empty()
+        })
+        .await;
+        let good = &ours("good")[0];
+        assert_eq!(good["kind"], "Gadget");
+        assert_eq!(good["result"], "success");
+        assert_eq!(ours("bad")[0]["result"], "error");
+        stop.cancel();
+        run.await.unwrap().unwrap();
+    }
 }

@@ -164,16 +164,7 @@ where
         let _active = metrics.worker_started();
         let started = Instant::now();
         let object = store.get_by_key(key.as_str());
-        // One span per reconcile, for any tracing subscriber (an OpenTelemetry exporter
-        // among them) to time and export; its `result` is the metrics' result label.
-        let span = tracing::info_span!(
-            "reconcile",
-            controller = %name,
-            kind = %K::kind(&()),
-            namespace = key.namespace().unwrap_or(""),
-            name = key.name(),
-            result = tracing::field::Empty,
-        );
+        let span = reconcile_span::<K>(name, &key);
         let reconcile = AssertUnwindSafe(reconciler.reconcile(&key, object))
             .catch_unwind()
             .instrument(span.clone());
@@ -228,5 +219,26 @@ where
         span.record("result", outcome.as_str());
         metrics.observe(outcome, started.elapsed());
         queue.done(&key);
+    }
+}
+
+/// One span per reconcile, for any tracing subscriber (an OpenTelemetry exporter among them)
+/// to time and export; its `result` is the metrics' result label. Without the
+/// `reconcile-spans` feature, a disabled span.
+fn reconcile_span<K: kube::Resource<DynamicType = ()>>(
+    controller: &str,
+    key: &ObjectKey,
+) -> tracing::Span {
+    if cfg!(feature = "reconcile-spans") {
+        tracing::info_span!(
+            "reconcile",
+            controller = %controller,
+            kind = %K::kind(&()),
+            namespace = key.namespace().unwrap_or(""),
+            name = key.name(),
+            result = tracing::field::Empty,
+        )
+    } else {
+        tracing::Span::none()
     }
 }
