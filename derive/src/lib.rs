@@ -54,7 +54,11 @@ fn run(input: &DeriveInput, which: Which) -> proc_macro2::TokenStream {
     let model = parse::parse(input, which, &mut errors);
     let deferred = model.as_ref().map(|model| check::check(model, &mut errors));
     if let Err(e) = errors.finish() {
-        return e.write_errors();
+        let mut out = e.write_errors();
+        if which == Which::CustomResource {
+            out.extend(expand::fallback::expand(input));
+        }
+        return out;
     }
     let (Some(model), Some(deferred)) = (&model, deferred) else {
         return proc_macro2::TokenStream::new();

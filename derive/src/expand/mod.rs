@@ -5,6 +5,7 @@ pub mod client;
 pub mod convert;
 pub mod deepcopy;
 pub mod defaults;
+pub mod fallback;
 pub mod fields;
 pub mod kind;
 pub mod lister;
