@@ -32,6 +32,9 @@
 //!
 //! See the README for the full list of `#[resource]` keys and markers.
 
+// docs.rs (and CI's docs build) mark what each feature gates.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub use kubegen_derive::{ApiType, CustomResource};
 
 /// Runs an `async fn name(env: testing::TestEnv)` test on every backend: as `name::in_memory`

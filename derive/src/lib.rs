@@ -1,8 +1,8 @@
 //! kubegen-derive: `#[derive(CustomResource)]` and `#[derive(ApiType)]`.
 //!
-//! Three phases, one module each: [`parse`] reads the input into a model (serde's attributes
-//! through `serde_derive_internals`, kubegen's through darling), [`check`] applies every
-//! rule and collects all errors with their spans, and [`expand`] emits one block of code per
+//! Three phases, one module each: `parse` reads the input into a model (serde's attributes
+//! through `serde_derive_internals`, kubegen's through darling), `check` applies every
+//! rule and collects all errors with their spans, and `expand` emits one block of code per
 //! generator. Users reach these macros through the `kubegen` crate, which documents them.
 
 mod check;

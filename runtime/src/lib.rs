@@ -4,6 +4,9 @@
 //! Each module mirrors one generator in `kubegen-derive`: the derive names types and fixes
 //! field lists; the logic lives here, once, where it is tested.
 
+// docs.rs (and CI's docs build) mark what each feature gates.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub mod apply;
 pub mod builtin;
 pub mod cache;

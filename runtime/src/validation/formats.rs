@@ -4,7 +4,7 @@
 //! A format the apiserver does not know is stripped from the schema and so never checked;
 //! `int32`/`int64` on integers and `float`/`double` on numbers are kept (they bound the
 //! value's range instead). Known approximations of Go's behaviour: `email` (Go's RFC 5322
-//! parser, see [`netfmt::is_email`]), `\p{..}` classes in `hostname` follow Rust's Unicode
+//! parser, see `netfmt::is_email`), `\p{..}` classes in `hostname` follow Rust's Unicode
 //! tables rather than Go's, and unassigned code points print unescaped in `%q`.
 
 use std::sync::LazyLock;

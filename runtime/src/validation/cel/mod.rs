@@ -5,7 +5,7 @@
 //! [`Validator::new`] compiles every rule of a CRD version once; [`Validator::validate`]
 //! walks an object with its structural schema and returns the apiserver's field errors in
 //! its order: a node's rules, then those of its `allOf` branches, then its properties, map
-//! values and list items. `self` is typed by the schema (see [`values`]); transition rules
+//! values and list items. `self` is typed by the schema (see the `values` module); transition rules
 //! (those naming `oldSelf`) run on updates where the old value correlates — objects by
 //! field, maps by key, `map` lists by their keys, never atomic lists or sets — and
 //! `optionalOldSelf` rules also run without one, `oldSelf` being an optional; errors of

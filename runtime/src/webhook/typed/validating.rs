@@ -44,8 +44,8 @@ impl<K> TypedValidator<K> for () {
 
 /// A [`TypedValidator`] that first validates the object as the apiserver would — the kind's
 /// schema and CEL rules, `obj.validate()` on create and `new.validate_update(&old)` on
-/// update — and denies with those field errors ([`Denial::Invalid`]) before asking the
-/// next validator. The warnings of ratcheted CEL rules become the answer's warnings.
+/// update — and denies with those field errors
+/// ([`Denial::Invalid`](crate::webhook::Denial::Invalid)) before asking the next validator. The warnings of ratcheted CEL rules become the answer's warnings.
 ///
 /// Useful where objects reach the webhook before the apiserver's own validation would
 /// catch them, and to give the same verdict in the webhook's tests; deletes are passed on
