@@ -30,7 +30,7 @@
 //! assert_eq!(crd.metadata.name.as_deref(), Some("widgets.example.com"));
 //! ```
 //!
-//! See the README for the full list of `#[resource]` keys and markers.
+//! The guide (`docs/src/kinds.md` in the repository) lists every `#[resource]` key and marker.
 
 // docs.rs (and CI's docs build) mark what each feature gates.
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -84,3 +84,8 @@ pub mod prelude {
 
 #[doc(hidden)]
 pub use kubegen_runtime::__private;
+
+/// The README's example, compiled and run with the doctests so that it cannot drift.
+#[cfg(all(doctest, feature = "testing"))]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

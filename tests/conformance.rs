@@ -41,7 +41,7 @@ const RECORDING: &str = concat!(
     "/tests/conformance/apiserver.json"
 );
 
-/// Differences kept on purpose, by case name, with the reason (also listed in the README).
+/// Differences kept on purpose, by case name, with the reason (also listed in the guide, `docs/src/conformance.md`).
 /// The ServiceAccount admission of the recorded kube-apiserver build adds a fourth source,
 /// `openshift-service-ca.crt`, to a Pod's token volume: an OpenShift patch, not upstream
 /// Kubernetes, which the in-memory server does not copy.

@@ -25,7 +25,7 @@ const RECORDING: &str = concat!(
     "/tests/cluster/behaviour/kcm.json"
 );
 
-/// Differences kept on purpose, by scenario name, with the reason (also in the README).
+/// Differences kept on purpose, by scenario name, with the reason (also in the guide, `docs/src/cluster.md`).
 const INTENTIONAL: &[(&str, &str)] = &[];
 
 type Recording = BTreeMap<String, Vec<Value>>;

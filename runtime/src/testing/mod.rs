@@ -17,7 +17,7 @@
 //! the CRDs it serves the built-in API of kube-apiserver v1.36.2 (Deployments, Jobs,
 //! Services, ConfigMaps, Namespaces, ... with the apiserver's defaulting, admission,
 //! strategies and validation; see `builtin`), and namespaces are objects. What differs from
-//! the apiserver is listed in the README's in-memory server section.
+//! the apiserver is listed in the guide's testing chapter (`docs/src/testing.md`).
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {

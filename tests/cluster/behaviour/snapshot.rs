@@ -211,7 +211,7 @@ fn summary(mut o: Value, fix: &impl Fn(&str) -> String) -> Value {
         "managers": managers,
     });
     // A Pod's spec is its template's (and the recorded build's token volume differs, see
-    // the README); its status says what happened.
+    // the guide, `docs/src/cluster.md`); its status says what happened.
     if kind != "Pod" {
         out["spec"] = o["spec"].take();
         out["data"] = o["data"].take();

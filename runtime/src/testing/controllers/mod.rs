@@ -15,11 +15,11 @@
 //! Each controller follows its kube-controller-manager v1.36.2 counterpart: it watches the
 //! same kinds, writes the same objects, status, conditions and events through the same API
 //! (with the controller-manager's user agent, so `managedFields` name
-//! `kube-controller-manager`), and its differences are listed in the README. They run on
-//! one task of the runtime that started them, one sync at a time, reading the server's
-//! current objects: a run is deterministic, and [`ApiServer::settle`] knows when they are
-//! done. Times come from the server's [`Clock`](crate::testing::Clock), which a test can
-//! freeze and advance.
+//! `kube-controller-manager`), and its differences are listed in the guide
+//! (`docs/src/cluster.md`). They run on one task of the runtime that started them, one sync
+//! at a time, reading the server's current objects: a run is deterministic, and
+//! [`ApiServer::settle`] knows when they are done. Times come from the server's
+//! [`Clock`](crate::testing::Clock), which a test can freeze and advance.
 
 mod api;
 mod cronjob;

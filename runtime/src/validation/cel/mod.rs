@@ -18,7 +18,7 @@
 //!
 //! Where the apiserver measures cost, kubegen does not: the cel crate cannot count cost as
 //! cel-go does, so neither the per-call limit nor the per-object budget is enforced.
-//! Other known differences from the apiserver are listed in the README.
+//! Other known differences from the apiserver are listed in the guide (`docs/src/kinds.md`).
 
 mod compile;
 mod errors;
