@@ -15,7 +15,34 @@ use syn::{DeriveInput, parse_macro_input};
 
 use parse::Which;
 
-/// Generates a Kubernetes kind from its spec struct. See the `kubegen` crate.
+/// Generates a Kubernetes kind from its spec struct: the kind and its list, deep-copy,
+/// defaulting, the schema and CRD, the typed client, lister and informer accessors, apply
+/// configurations and, with `#[convert]`, conversions. Every other type inside the kind
+/// derives [`ApiType`](macro@ApiType).
+///
+/// ```ignore
+/// use kubegen::prelude::*;
+///
+/// #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+/// #[resource(group = "example.com", version = "v1", kind = "Widget", status = "WidgetStatus")]
+/// #[serde(rename_all = "camelCase")]
+/// pub struct WidgetSpec {
+///     #[validate(minimum = 1)]
+///     pub size: i32,
+/// }
+///
+/// #[derive(ApiType, Clone, Debug, Default, Serialize, Deserialize)]
+/// pub struct WidgetStatus {
+///     pub ready: bool,
+/// }
+/// ```
+///
+/// (This crate cannot depend on `kubegen`, so the example is compiled in `kubegen`'s crate
+/// documentation instead.)
+///
+#[doc = include_str!("doc/resource.md")]
+///
+#[doc = include_str!("doc/markers.md")]
 #[proc_macro_derive(
     CustomResource,
     attributes(
@@ -27,7 +54,11 @@ pub fn derive_custom_resource(input: TokenStream) -> TokenStream {
     run(&input, Which::CustomResource).into()
 }
 
-/// Generates deep-copy, defaulting and schema code for a type used inside a kind.
+/// Generates deep-copy, defaulting, schema and apply-configuration code for a type used inside
+/// a kind (status, nested structs, enums), taking the same field markers as
+/// [`CustomResource`](macro@CustomResource).
+///
+#[doc = include_str!("doc/markers.md")]
 // `resource` is accepted only to report it as misplaced, not as rustc's "cannot find attribute".
 #[proc_macro_derive(
     ApiType,
