@@ -89,3 +89,11 @@ pub use kubegen_runtime::__private;
 #[cfg(all(doctest, feature = "testing"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The guide's chapters whose every code block is compiled (and, unless it needs a real
+/// apiserver, run) with the doctests.
+#[cfg(all(doctest, feature = "envtest", feature = "webhook"))]
+pub mod guide {
+    #[doc = include_str!("../docs/src/testing.md")]
+    pub struct Testing;
+}
