@@ -94,6 +94,12 @@ pub struct ReadmeDoctests;
 /// apiserver, run) with the doctests.
 #[cfg(all(doctest, feature = "envtest", feature = "webhook"))]
 pub mod guide {
+    #[doc = include_str!("../docs/src/example.md")]
+    pub struct Example;
+    #[doc = include_str!("../docs/src/kinds.md")]
+    pub struct Kinds;
     #[doc = include_str!("../docs/src/testing.md")]
     pub struct Testing;
+    #[doc = include_str!("../docs/src/cluster.md")]
+    pub struct Cluster;
 }
