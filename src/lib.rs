@@ -102,4 +102,8 @@ pub mod guide {
     pub struct Testing;
     #[doc = include_str!("../docs/src/cluster.md")]
     pub struct Cluster;
+    #[doc = include_str!("../docs/src/operator.md")]
+    pub struct Operator;
+    #[doc = include_str!("../docs/src/webhooks.md")]
+    pub struct Webhooks;
 }
