@@ -98,6 +98,8 @@ pub mod guide {
     pub struct Example;
     #[doc = include_str!("../docs/src/kinds.md")]
     pub struct Kinds;
+    #[doc = include_str!("../docs/src/clients.md")]
+    pub struct Clients;
     #[doc = include_str!("../docs/src/testing.md")]
     pub struct Testing;
     #[doc = include_str!("../docs/src/cluster.md")]
