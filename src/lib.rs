@@ -104,6 +104,8 @@ pub mod guide {
     pub struct Testing;
     #[doc = include_str!("../docs/src/cluster.md")]
     pub struct Cluster;
+    #[doc = include_str!("../docs/src/controllers.md")]
+    pub struct Controllers;
     #[doc = include_str!("../docs/src/operator.md")]
     pub struct Operator;
     #[doc = include_str!("../docs/src/webhooks.md")]
