@@ -90,9 +90,10 @@ pub use kubegen_runtime::__private;
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
-/// The guide's chapters whose every code block is compiled (and, unless it needs a real
-/// apiserver, run) with the doctests.
-#[cfg(all(doctest, feature = "envtest", feature = "webhook"))]
+/// The guide's chapters (docs/src; the conformance and crdgen chapters hold no Rust): every
+/// Rust block is compiled with the doctests and run, except those marked `no_run` because
+/// they need a real cluster, a port or a process's `main`.
+#[cfg(all(doctest, feature = "envtest", feature = "secure-metrics"))]
 pub mod guide {
     #[doc = include_str!("../docs/src/example.md")]
     pub struct Example;
@@ -108,6 +109,8 @@ pub mod guide {
     pub struct Controllers;
     #[doc = include_str!("../docs/src/operator.md")]
     pub struct Operator;
+    #[doc = include_str!("../docs/src/evolving.md")]
+    pub struct Evolving;
     #[doc = include_str!("../docs/src/webhooks.md")]
     pub struct Webhooks;
 }
