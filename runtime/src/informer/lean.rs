@@ -98,11 +98,8 @@ macro_rules! wrapper_resource {
         }
 
         impl<K: Resource<DynamicType = ()> + Clone> $wrapper<K> {
-            #[doc = concat!(
-                        "The same endpoint as `api` (its namespace, or all namespaces), decoding ",
-                        $what,
-                        "."
-                    )]
+            /// The same endpoint as `api` (its namespace, or all namespaces), decoding
+            #[doc = $what]
             pub fn api(api: &Api<K>) -> Api<Self> {
                 let client = api.clone().into_client();
                 match api.namespace() {
@@ -125,7 +122,7 @@ macro_rules! wrapper_resource {
     };
 }
 
-wrapper_resource!(WithoutManagedFields, "without managedFields");
+wrapper_resource!(WithoutManagedFields, "without managedFields.");
 wrapper_resource!(
     CompactManagedFields,
     "each managedFields entry's `fieldsV1` as text"
