@@ -511,6 +511,7 @@ async fn three_operator_replicas_fail_over_when_the_leader_is_killed(e: TestEnv)
     );
 }
 
+// ANCHOR: with_the_cluster
 #[kubegen::test(controllers)]
 async fn with_the_cluster_a_cronjobs_run_completes_and_leaves_its_active_list(e: TestEnv) {
     use k8s_openapi::api::batch::v1::Job;
@@ -581,3 +582,4 @@ async fn with_the_cluster_a_cronjobs_run_completes_and_leaves_its_active_list(e:
     stop.cancel();
     running.await.unwrap().unwrap();
 }
+// ANCHOR_END: with_the_cluster

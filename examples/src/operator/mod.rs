@@ -44,6 +44,7 @@ pub const CRONJOB_LABEL: &str = "batch.tutorial.kubebuilder.io/cronjob";
 /// What happened, for the narration and the tests.
 pub type Log = Arc<Mutex<Vec<String>>>;
 
+// ANCHOR: controller
 /// The CronJob controller: it reconciles CronJobs and the Jobs they control, with two
 /// workers. Status writes come back as updates; only spec, deletion and finalizer changes
 /// need work. What it writes is declared here too, so [`rules`] is exactly what it needs.
@@ -75,7 +76,9 @@ pub fn rules() -> Rules {
         .merge(Rules::leases())
         .merge(Rules::events())
 }
+// ANCHOR_END: controller
 
+// ANCHOR: manager
 /// The operator's Manager: its cache on `namespace`, leader election as `election`,
 /// `/metrics` on `metrics`, an event recorder, and the CronJob controller narrating to `log`.
 pub fn manager(
@@ -113,7 +116,9 @@ pub async fn run(
     println!("stopped gracefully; the Lease is released");
     Ok(())
 }
+// ANCHOR_END: manager
 
+// ANCHOR: reconciler
 /// Reconciles one CronJob: reads the cache, writes through the client.
 pub struct Operator {
     client: kube::Client,
@@ -151,6 +156,7 @@ impl Reconciler<CronJob> for Operator {
         }
     }
 }
+// ANCHOR_END: reconciler
 
 impl Operator {
     /// A reconciler writing with `client` and recording with `recorder`, narrating to `log`.
