@@ -11,8 +11,7 @@ use kubegen::prelude::*;
 use kubegen::testing::TestEnv;
 use serde_json::{Value, json};
 
-mod managed;
-use managed::owned_fields;
+use crate::fixtures::managed::owned_fields;
 
 /// A Deck: a spec with a required field, defaults, a map list, a map, an enum and a nested
 /// struct, and a status.
@@ -508,8 +507,14 @@ mod documented {
     use kubegen::apply::ObjectConfiguration;
     use kubegen::prelude::*;
 
+    // Unregistered: the cluster tests own `example.com/v1 Widget` as a kind nobody serves.
     #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
-    #[resource(group = "example.com", version = "v1", kind = "Widget")]
+    #[resource(
+        group = "example.com",
+        version = "v1",
+        kind = "Widget",
+        register = false
+    )]
     #[serde(rename_all = "camelCase")]
     pub struct WidgetSpec {
         pub size: i32,

@@ -25,9 +25,7 @@ use kubegen::prelude::*;
 use kubegen::schema::cel_cost::{self, CostViolation, Expression};
 use serde_json::{Value, json};
 
-#[path = "support/crd_recording.rs"]
-mod crd_recording;
-use crd_recording::Causes;
+use crate::fixtures::crd_recording::{self, Causes};
 
 const RECORDING: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cel_cost/apiserver.json");
 const RECORD_VARIABLE: &str = "KUBEGEN_CEL_COST_RECORD";
@@ -842,7 +840,12 @@ async fn crd_refuses_what_the_apiserver_refuses_for_cost() {
 
 /// Tags compared pairwise: the apiserver refuses this for any list it cannot bound.
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
-#[resource(group = "celcost.example.com", version = "v1", kind = "Pairwise")]
+#[resource(
+    group = "celcost.example.com",
+    version = "v1",
+    kind = "Pairwise",
+    register = false
+)]
 pub struct PairwiseSpec {
     /// Unique tags.
     #[rule("self.all(a, self.all(b, a != b))", message = "tags must be unique")]

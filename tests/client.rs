@@ -13,10 +13,10 @@ use kubegen::client::{
 };
 use serde_json::json;
 
-mod common;
+use crate::fixtures::gadgets;
 
-use common::api::*;
-use common::{gadget, rv};
+use gadgets::api::*;
+use gadgets::{gadget, rv};
 use kubegen::testing::TestEnv;
 
 #[kubegen::test]
@@ -966,6 +966,32 @@ async fn discovery_finds_the_kinds(e: TestEnv) {
     assert!(
         names.contains(&"gadgets.client.kubegen.dev".to_string()),
         "{names:?}"
+    );
+}
+
+/// A CRD none of whose versions is served (`crd::Policy`, registered in this binary and so
+/// installed on every backend) is stored, but its group is not discovered: not in `/apis`,
+/// and `/apis/<group>` is 404.
+#[kubegen::test]
+async fn a_group_with_no_served_version_is_not_discovered(e: TestEnv) {
+    let raw = |path: &str| http::Request::get(path).body(Vec::new()).unwrap();
+    let groups: serde_json::Value = e.client.request(raw("/apis")).await.unwrap();
+    let names: Vec<&str> = groups["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|g| g["name"].as_str())
+        .collect();
+    assert!(names.contains(&"client.kubegen.dev"), "{names:?}");
+    assert!(!names.contains(&"keys.example.com"), "{names:?}");
+    let missing = e
+        .client
+        .request::<serde_json::Value>(raw("/apis/keys.example.com"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&missing, kube::Error::Api(status) if status.code == 404),
+        "{missing:?}"
     );
 }
 

@@ -3,19 +3,15 @@
 //! them (`settle`) and drives their time (the server's `Clock`); and the behavioural
 //! conformance suite comparing them with the real kube-controller-manager.
 
-mod cluster {
-    pub mod behaviour;
-    pub mod conformance;
-    pub mod cronjob;
-    pub mod daemonset;
-    pub mod deployment;
-    pub mod framework;
-    pub mod gc;
-    pub mod job;
-    pub mod kinds;
-    pub mod namespace;
-    pub mod statefulset;
-    pub mod support;
-}
-#[path = "common/diff.rs"]
-mod diff;
+pub mod behaviour;
+pub mod conformance;
+pub mod cronjob;
+pub mod daemonset;
+pub mod deployment;
+pub mod framework;
+pub mod gc;
+pub mod job;
+pub mod kinds;
+pub mod namespace;
+pub mod statefulset;
+pub mod support;

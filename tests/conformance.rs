@@ -11,25 +11,14 @@
 //! Answers are normalized first: uids, resourceVersions, timestamps, continue tokens and the
 //! per-run namespace name are blanked (see `runner::normalize`).
 
-#[path = "conformance/cases/mod.rs"]
-mod cases;
-#[path = "conformance/cel_kinds.rs"]
-mod cel_kinds;
-#[path = "conformance/cel_rule_kinds.rs"]
-mod cel_rule_kinds;
-#[path = "common/diff.rs"]
-mod diff;
-#[path = "conformance/kinds.rs"]
-mod kinds;
-#[path = "conformance/pattern_kinds.rs"]
-mod pattern_kinds;
-#[path = "common/reads.rs"]
-#[allow(dead_code)]
-mod reads;
-#[path = "conformance/runner.rs"]
-mod runner;
-#[path = "conformance/script.rs"]
-mod script;
+pub mod cases;
+pub mod cel_kinds;
+pub mod cel_rule_kinds;
+use crate::fixtures::diff;
+pub mod kinds;
+pub mod pattern_kinds;
+pub mod runner;
+pub mod script;
 
 use std::collections::BTreeMap;
 

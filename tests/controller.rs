@@ -4,14 +4,14 @@
 //! reconciles past their timeout are stopped and retried, and a Manager's rules hold exactly
 //! what its parts declared.
 
-mod common;
-mod reconcilers;
+use crate::fixtures::gadgets;
+use crate::fixtures::reconcilers;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::api::{Gadget, GadgetClientExt};
+use gadgets::api::{Gadget, GadgetClientExt};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{Api, Patch, PatchParams};
 use kubegen::controller::predicate::{GenerationChanged, Labels};

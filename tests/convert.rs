@@ -6,7 +6,7 @@ use kubegen::convert::{CONVERSION_DATA_ANNOTATION, ConvertError, Convertible};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-mod store;
+use crate::fixtures::store;
 
 use store::{v1, v1alpha1};
 

@@ -5,9 +5,6 @@ use kubegen::prelude::*;
 use kubegen::{CrdError, crd};
 use serde_json::json;
 
-#[path = "support/crd_recording.rs"]
-mod crd_recording;
-#[path = "crd/refusals.rs"]
 mod refusals;
 
 /// Every key at once.
@@ -128,7 +125,12 @@ mod thing_v1 {
     use kubegen::prelude::*;
     /// Thing, version one.
     #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
-    #[resource(group = "things.example.com", version = "v1", kind = "Thing")]
+    #[resource(
+        group = "things.example.com",
+        version = "v1",
+        kind = "Thing",
+        register = false
+    )]
     pub struct ThingSpec {
         pub a: String,
     }
@@ -141,7 +143,8 @@ mod thing_v2alpha1 {
         group = "things.example.com",
         version = "v2alpha1",
         kind = "Thing",
-        storage = false
+        storage = false,
+        register = false
     )]
     pub struct ThingSpec {
         pub a: String,
@@ -153,7 +156,12 @@ mod thing_v2 {
     use kubegen::prelude::*;
     // A second storage version: building it with v1 must fail.
     #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
-    #[resource(group = "things.example.com", version = "v2", kind = "Thing")]
+    #[resource(
+        group = "things.example.com",
+        version = "v2",
+        kind = "Thing",
+        register = false
+    )]
     pub struct ThingSpec {
         pub a: String,
     }
@@ -167,7 +175,8 @@ mod thing_cluster {
         version = "v3",
         kind = "Thing",
         scope = "Cluster",
-        storage = false
+        storage = false,
+        register = false
     )]
     pub struct ThingSpec {
         pub a: String,
@@ -181,7 +190,8 @@ mod thing_v1_again {
         group = "things.example.com",
         version = "v1",
         kind = "Thing",
-        storage = false
+        storage = false,
+        register = false
     )]
     pub struct ThingSpec {
         pub a: String,
@@ -240,34 +250,17 @@ fn version_merge_errors_name_the_problem() {
     );
 }
 
-#[test]
-fn a_bad_registry_fails_crdgen_with_the_kind_and_problem() {
-    // This test binary registers conflicting Thing versions, as a broken API crate would.
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = kubegen::crdgen::run_cli(["crdgen"], &mut out, &mut err);
-    let message = String::from_utf8(err).unwrap();
-    assert_eq!(code, 1);
-    assert!(out.is_empty());
-    assert!(
-        message.starts_with("crdgen: Broken v1: the schema breaks"),
-        "{message}"
-    );
-    assert!(
-        message.contains("\nthings.things.example.com: version v1 is defined by both"),
-        "{message}"
-    );
-    assert!(
-        message.contains("\nAccount v1: the schema breaks the apiserver's rules:\n  - .spec.alias: pattern: Invalid value: \"^(?=[a-z])[a-z0-9]+$\": must be a valid regular expression"),
-        "{message}"
-    );
-}
-
 #[derive(ApiType, Clone, Debug, Serialize, Deserialize)]
 pub struct Alias(String);
 
 /// The derive sees a user type here; the schema builder sees a string.
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
-#[resource(group = "broken.example.com", version = "v1", kind = "Broken")]
+#[resource(
+    group = "broken.example.com",
+    version = "v1",
+    kind = "Broken",
+    register = false
+)]
 pub struct BrokenSpec {
     #[validate(min_items = 1)]
     pub name: Alias,
@@ -316,7 +309,12 @@ impl JsonSchema for Handle {
 
 /// Patterns the derive never sees: a foreign type's schema, and `#[schema(with)]`.
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
-#[resource(group = "patterns.example.com", version = "v1", kind = "Account")]
+#[resource(
+    group = "patterns.example.com",
+    version = "v1",
+    kind = "Account",
+    register = false
+)]
 pub struct AccountSpec {
     #[apply(whole)]
     pub handle: Handle,
@@ -351,7 +349,8 @@ fn crd_refuses_a_pattern_go_cannot_parse_in_the_apiserver_s_words() {
     status = "RefusedStatus",
     selectable = ".status.conditions",
     label("team", "a"),
-    annotation("team", "b")
+    annotation("team", "b"),
+    register = false
 )]
 pub struct RefusedSpec {
     #[default("red".to_string())]

@@ -2,11 +2,10 @@
 //! its Rust type, and the API server accepts both them and what the type writes back.
 //! On the in-memory server, and on a real apiserver when one is configured (`#[kubegen::test]`).
 
-mod common;
-#[path = "decode/kinds.rs"]
+use crate::fixtures::gadgets;
 mod kinds;
 
-use common::api::{Gadget, Plain};
+use gadgets::api::{Gadget, Plain};
 use kinds::{Collections, Reads, Scalars, Unions};
 use kubegen::testing::TestEnv;
 use kubegen::testing::generate::{Check, check_accepted};

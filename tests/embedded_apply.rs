@@ -24,8 +24,7 @@ use kubegen::schema::k8s_extensions::{self, EXTENSION_KEYS};
 use kubegen::testing::TestEnv;
 use serde_json::{Map, Value, json};
 
-mod managed;
-use managed::owned_fields;
+use crate::fixtures::managed::owned_fields;
 
 /// A CronJob holding a whole Job template, as the kubebuilder tutorial's does.
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]

@@ -5,7 +5,6 @@
 //! `KUBEBUILDER_ASSETS=$(../shared/k8s/install) cargo test --features envtest --test envtest`.
 //! The cases about missing assets always run.
 
-#[path = "envtest/controller_manager.rs"]
 mod controller_manager;
 
 use std::path::{Path, PathBuf};
@@ -542,7 +541,7 @@ async fn an_assets_dir_without_the_binaries_is_named() {
 fn subprocess(mode: &str, assets: Option<&Path>) -> Command {
     let mut command = Command::new(std::env::current_exe().unwrap());
     command
-        .args(["--exact", "subprocess_entry", "--nocapture"])
+        .args(["--exact", "envtest::subprocess_entry", "--nocapture"])
         .env("KUBEGEN_ENVTEST_SUBPROCESS", mode);
     match assets {
         Some(dir) => command.env("KUBEBUILDER_ASSETS", dir),

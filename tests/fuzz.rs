@@ -17,26 +17,12 @@
 //! Agreement is printed per mutation class. `fuzz/webhook.rs` fuzzes the webhook server;
 //! `fuzz/pure.rs` the pure decoders and validators.
 
-#[path = "fuzz/kinds.rs"]
 mod kinds;
-#[path = "fuzz/mutations.rs"]
 mod mutations;
-#[path = "fuzz/pure.rs"]
 mod pure;
-#[path = "fuzz/request.rs"]
 mod request;
-#[path = "conformance/runner.rs"]
-#[allow(dead_code)]
-mod runner;
-#[path = "conformance/script.rs"]
-#[allow(dead_code)]
-mod script;
-#[path = "store/mod.rs"]
-#[allow(dead_code)]
-mod store;
-#[path = "common/tls.rs"]
-mod tls;
-#[path = "fuzz/webhook.rs"]
+use crate::conformance::runner;
+use crate::conformance::script;
 mod webhook;
 
 use std::collections::BTreeMap;

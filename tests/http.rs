@@ -8,10 +8,10 @@ use futures::{StreamExt, TryStreamExt};
 use kube::api::{Api, ListParams, PostParams, WatchEvent, WatchParams};
 use kubegen::testing::TestEnv;
 
-mod common;
+use crate::fixtures::gadgets;
 
-use common::api::Gadget;
-use common::gadget;
+use gadgets::api::Gadget;
+use gadgets::gadget;
 
 /// A client that reaches the server over TCP: the in-memory server's listener (so hyper
 /// parses the request as Go's server would), or the real apiserver's own.

@@ -9,10 +9,10 @@ use kubegen::client::{DeleteParams, ListParams};
 use kubegen::informer::{Handlers, ResourceEventHandler, SharedInformerFactory};
 use kubegen::selector::LabelSelector;
 
-mod common;
+use crate::fixtures::gadgets;
 
-use common::api::*;
-use common::gadget;
+use gadgets::api::*;
+use gadgets::gadget;
 use kubegen::testing::TestEnv;
 
 /// Applies handler events to its own view and records anything inconsistent: an add for an
@@ -318,10 +318,10 @@ async fn a_read_after_an_observed_write_sees_at_least_that_write(e: TestEnv) {
             // At once, before the watch may have delivered it: what was written, or newer.
             let cached = lister.gadgets(&e.namespace).get("a").unwrap();
             assert!(
-                common::rv(&*cached) >= common::rv(&written),
+                gadgets::rv(&*cached) >= gadgets::rv(&written),
                 "write {i}: the cache shows {} after writing {}",
-                common::rv(&*cached),
-                common::rv(&written)
+                gadgets::rv(&*cached),
+                gadgets::rv(&written)
             );
             assert_eq!(cached.spec.color, color);
         }
@@ -336,8 +336,8 @@ async fn a_read_after_an_observed_write_sees_at_least_that_write(e: TestEnv) {
                 lister
                     .gadgets(&e.namespace)
                     .get("a")
-                    .map(|g| common::rv(&*g))
-                    == Some(common::rv(&last))
+                    .map(|g| gadgets::rv(&*g))
+                    == Some(gadgets::rv(&last))
             })
             .await;
         f.shutdown();

@@ -11,7 +11,7 @@ use kubegen::validation::{BadValue, FieldError};
 use kubegen::webhook::{Admission, AdmissionType, Verdict, WebhookKind, Webhooks};
 use serde_json::{Value, json};
 
-mod store;
+use crate::fixtures::store;
 
 use store::{v1, v1alpha1};
 

@@ -4,17 +4,16 @@
 //! `/metrics` over HTTPS answers only ServiceAccounts RBAC lets read it, with
 //! controller-runtime's statuses and texts.
 
-mod common;
-mod reconcilers;
+use crate::fixtures::gadgets;
+use crate::fixtures::reconcilers;
 #[cfg(feature = "secure-metrics")]
-#[path = "common/tls.rs"]
-mod tls;
+use crate::fixtures::tls;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use common::api::{Gadget, GadgetClientExt};
+use gadgets::api::{Gadget, GadgetClientExt};
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::Api;
 use kubegen::controller::{Action, Controller, ObjectKey, Reconciler};

@@ -9,10 +9,6 @@ use kubegen::prelude::*;
 use kubegen::schema::structural;
 use serde_json::{Value, json};
 
-#[path = "common/reads.rs"]
-#[allow(dead_code)]
-mod reads;
-#[path = "schema/serde_reads.rs"]
 mod serde_reads;
 
 fn schema<T: JsonSchema>() -> Value {

@@ -7,7 +7,6 @@ use kubegen::prelude::*;
 use kubegen::testing::TestEnv;
 use kubegen::validation::ValidateError;
 
-#[path = "validate/raw.rs"]
 mod raw;
 
 /// A kind with bounds, a pattern and a default.

@@ -2,8 +2,7 @@
 //! admission reviews, refusals of bad requests, health, certificate reload and graceful
 //! shutdown. The client is hyper over rustls, trusting only the server's generated CA.
 
-#[path = "common/tls.rs"]
-mod tls;
+use crate::fixtures::tls;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};

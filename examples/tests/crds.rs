@@ -6,8 +6,7 @@ use kubegen::{CustomResource, registry};
 use kubegen_examples::{cronjob, database, widget};
 use serde_json::{Value, json};
 
-mod demo_log;
-mod sample_controller;
+use crate::demo_log;
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let (mut out, mut err) = (Vec::new(), Vec::new());

@@ -108,5 +108,4 @@ fn the_rbacgen_binary_runs() {
 }
 
 #[cfg(feature = "envtest")]
-#[path = "rbac/on_envtest.rs"]
 mod on_envtest;

@@ -18,7 +18,7 @@ use serde_json::Value;
 use super::behaviour::run::{Side, run};
 use super::behaviour::scenarios;
 use super::behaviour::script::Scenario;
-use crate::diff;
+use crate::fixtures::diff;
 
 const RECORDING: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

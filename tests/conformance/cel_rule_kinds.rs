@@ -9,7 +9,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kubegen::prelude::*;
 
-use crate::cel_kinds::Word;
+use crate::conformance::cel_kinds::Word;
 
 /// Rule semantics: type-level rules, `has()`, messages and message expressions, reasons,
 /// field paths, runtime errors, int-or-string, timestamps, the status subresource, and the

@@ -9,7 +9,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, T
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kubegen::prelude::*;
 
-use crate::reads::{ClosedUnions, OpenLabels, Pace, Tuning};
+use crate::fixtures::reads::{ClosedUnions, OpenLabels, Pace, Tuning};
 
 /// Scalars: every bound, length, pattern, enum and format marker, int-or-string, Quantity,
 /// Time, nullable and defaulted fields. Status and scale subresources.

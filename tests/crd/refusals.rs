@@ -20,7 +20,7 @@ use kubegen::prelude::*;
 use kubegen::schema::{cel_cost, structural};
 use serde_json::{Value, json};
 
-use crate::crd_recording::{self, Causes};
+use crate::fixtures::crd_recording::{self, Causes};
 
 const RECORDING: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/crd/apiserver.json");
 const RECORD_VARIABLE: &str = "KUBEGEN_CRD_RECORD";

@@ -12,7 +12,7 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kubegen::prelude::*;
 use serde_json::Value;
 
-use crate::common::reads::{ClosedUnions, Limits, OpenLabels, Pace, Tuning};
+use crate::fixtures::reads::{ClosedUnions, Limits, OpenLabels, Pace, Tuning};
 
 /// Every way serde writes an enum.
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]

@@ -9,7 +9,7 @@ use kubegen::validation::{FieldValidation, ResourceValidator, validate_json};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use crate::kinds::Widget;
+use crate::fuzz::kinds::Widget;
 
 /// Any JSON value, a few levels deep, with the strings and numbers parsers trip on.
 fn any_json() -> impl Strategy<Value = Value> {

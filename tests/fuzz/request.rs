@@ -6,7 +6,7 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 
-use crate::script::{Case, Payload, Step, WriteKind};
+use crate::conformance::script::{Case, Payload, Step, WriteKind};
 
 pub const GROUP: &str = "fuzz.kubegen.dev";
 pub const API_VERSION: &str = "fuzz.kubegen.dev/v1";

@@ -19,9 +19,9 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 
-use crate::kinds::Widget;
-use crate::mutations;
-use crate::request::{Body, Request, Template};
+use crate::fuzz::kinds::Widget;
+use crate::fuzz::mutations;
+use crate::fuzz::request::{Body, Request, Template};
 
 const CASES: usize = 300;
 
@@ -174,7 +174,7 @@ async fn send(
     ca_pem: &str,
     (method, path, content_type, body): (http::Method, String, Option<String>, Vec<u8>),
 ) -> Result<(u16, Vec<u8>), String> {
-    let stream = crate::tls::tls_stream(addr, &[ca_pem]).await;
+    let stream = crate::fixtures::tls::tls_stream(addr, &[ca_pem]).await;
     let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
         .await
         .map_err(|e| e.to_string())?;

@@ -10,7 +10,7 @@ use kubegen::validation::{FieldValidation, ValidateError, validate_json};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::reads::{ClosedUnions, Limits};
+use crate::fixtures::reads::{ClosedUnions, Limits};
 
 /// Whether the apiserver would accept `spec` in a `K`, and whether what it would store
 /// decodes into `K`; a refused object's own decoding instead.
@@ -119,7 +119,12 @@ fn a_field_alias_is_pruned_as_any_unknown_field() {
 }
 
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
-#[resource(group = "serde.kubegen.dev", version = "v1", kind = "LegacyDefault")]
+#[resource(
+    group = "serde.kubegen.dev",
+    version = "v1",
+    kind = "LegacyDefault",
+    register = false
+)]
 pub struct LegacyDefaultSpec {
     #[default(Pace::Legacy)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -141,7 +146,12 @@ impl<'de> Deserialize<'de> for Even {
 }
 
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
-#[resource(group = "serde.kubegen.dev", version = "v1", kind = "OddDefault")]
+#[resource(
+    group = "serde.kubegen.dev",
+    version = "v1",
+    kind = "OddDefault",
+    register = false
+)]
 pub struct OddDefaultSpec {
     #[default(Even(3))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -248,7 +258,12 @@ pub struct ClosedRest {
 }
 
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
-#[resource(group = "serde.kubegen.dev", version = "v1", kind = "Flattened")]
+#[resource(
+    group = "serde.kubegen.dev",
+    version = "v1",
+    kind = "Flattened",
+    register = false
+)]
 pub struct FlattenedSpec {
     pub typed: TypedRest,
     pub closed: ClosedRest,

@@ -142,6 +142,13 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
     };
     let served = r.served.unwrap_or(true);
     let storage = r.storage.unwrap_or(true);
+    let registration = r.register.unwrap_or(true).then(|| {
+        quote! {
+            ::kubegen::__private::inventory::submit! {
+                ::kubegen::__private::Registration(<#kind as ::kubegen::CustomResource>::INFO)
+            }
+        }
+    });
     let has_status = status_ty.is_some();
     let deprecated = match &r.deprecated {
         Some(d) => {
@@ -303,8 +310,6 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
             }
         }
 
-        ::kubegen::__private::inventory::submit! {
-            ::kubegen::__private::Registration(<#kind as ::kubegen::CustomResource>::INFO)
-        }
+        #registration
     }
 }

@@ -26,6 +26,9 @@ pub struct ResourceArgs {
     pub selectable: Vec<SpannedValue<String>>,
     pub served: Option<bool>,
     pub storage: Option<bool>,
+    /// `register = false`: kept out of the process-wide registry (crdgen, Envtest and the
+    /// in-memory server's default kinds).
+    pub register: Option<bool>,
     pub deprecated: Option<SpannedValue<Deprecated>>,
     #[darling(multiple, rename = "label")]
     pub labels: Vec<SpannedValue<KeyValue>>,

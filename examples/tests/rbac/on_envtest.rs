@@ -26,8 +26,7 @@ use kubegen_examples::cronjob::{CronJob, CronJobClientExt};
 use kubegen_examples::operator::{Log, Operator, demo_as};
 use kubegen_examples::rbac::{OPERATOR, operator_rules};
 
-#[path = "../demo_log/mod.rs"]
-mod demo_log;
+use crate::demo_log;
 
 /// The CronJob's API group.
 const GROUP: &str = "batch.tutorial.kubebuilder.io";

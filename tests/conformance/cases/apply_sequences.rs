@@ -12,7 +12,7 @@ use serde_json::json;
 
 use super::ownership::{Steps, collection_by, scalar_by};
 use super::{COLLECTIONS, SCALARS};
-use crate::script::Case;
+use crate::conformance::script::Case;
 
 fn port(name: &str, port: i64) -> serde_json::Value {
     json!({"name": name, "port": port})
@@ -59,7 +59,7 @@ fn lists() -> Vec<Case> {
             .apply_collection("carol", false, json!({"tags": ["z"]})),
         collection_by("apply sequences: a JSON patch adds a set value between appliers", "alice", json!({"tags": ["x"]}))
             .apply_collection("bob", false, json!({"tags": ["x", "y"]}))
-            .patch(COLLECTIONS, "c", None, crate::script::JSON_PATCH, Some("fieldManager=carol"), json!([{"op": "add", "path": "/spec/tags/-", "value": "z"}]))
+            .patch(COLLECTIONS, "c", None, crate::conformance::script::JSON_PATCH, Some("fieldManager=carol"), json!([{"op": "add", "path": "/spec/tags/-", "value": "z"}]))
             .apply_collection("dave", false, json!({"tags": ["w"]})),
         Case::new("apply sequences: an atomic list shared by two appliers, forced by a third")
             .apply_collection("alice", false, json!({"owner": "team", "env": [{"name": "A", "value": "1"}]}))

@@ -13,7 +13,7 @@ use http::Method;
 use serde_json::{Value, json};
 
 use super::{CONFIGMAPS, DEPLOYMENTS, SCALARS, SERVICE_ACCOUNTS};
-use crate::script::{Case, JSON, JSON_PATCH, MERGE, Res, STRATEGIC};
+use crate::conformance::script::{Case, JSON, JSON_PATCH, MERGE, Res, STRATEGIC};
 
 /// The namespace the recordings were made in.
 const RECORDED_NAMESPACE: &str = "i22";

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::script::{Case, Res};
+use crate::conformance::script::{Case, Res};
 
 const LEASES: Res = Res {
     group: "coordination.k8s.io",

@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 
 use super::GROUP;
-use crate::script::{Case, Res};
+use crate::conformance::script::{Case, Res};
 
 pub const fn res(plural: &'static str) -> Res {
     Res {

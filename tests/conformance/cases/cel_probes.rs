@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::cel::{creates, res};
-use crate::script::{Case, Res};
+use crate::conformance::script::{Case, Res};
 
 const CEL_PROBES: Res = res("celprobes");
 

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::cel::{CEL_RULES, bounded};
 use super::{GROUP, object};
-use crate::script::{APPLY, Case, JSON_PATCH, MERGE, Res};
+use crate::conformance::script::{APPLY, Case, JSON_PATCH, MERGE, Res};
 
 const CEL_CHANGES: Res = Res {
     group: GROUP,

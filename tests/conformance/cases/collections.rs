@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::{COLLECTIONS, object};
-use crate::script::Case;
+use crate::conformance::script::Case;
 
 fn collection(case: &str, mut spec: Value) -> Case {
     if spec.get("owner").is_none() {

@@ -7,7 +7,7 @@
 use http::Method;
 
 use super::{COLLECTIONS, SCALARS};
-use crate::script::{APPLY, Case, JSON, JSON_PATCH, MERGE};
+use crate::conformance::script::{APPLY, Case, JSON, JSON_PATCH, MERGE};
 
 const SCALAR_PATH: &str = "/apis/conformance.kubegen.dev/v1/namespaces/{ns}/scalars";
 const COLLECTION_PATH: &str = "/apis/conformance.kubegen.dev/v1/namespaces/{ns}/collections";

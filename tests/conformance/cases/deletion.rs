@@ -9,7 +9,7 @@ use http::Method;
 use serde_json::{Value, json};
 
 use super::{CONFIGMAPS, DEPLOYMENTS, SCALARS, SERVICE_ACCOUNTS};
-use crate::script::{Case, JSON, MERGE, Res};
+use crate::conformance::script::{Case, JSON, MERGE, Res};
 
 const PODS: Res = Res::new("", "v1", "pods", true);
 const EVENTS: Res = Res::new("", "v1", "events", true);

@@ -7,7 +7,7 @@ use http::Method;
 use serde_json::json;
 
 use super::{GLOBALS, SCALARS, object};
-use crate::script::{APPLY, Case, JSON, MERGE};
+use crate::conformance::script::{APPLY, Case, JSON, MERGE};
 
 const COLLECTION: &str = "/apis/conformance.kubegen.dev/v1/namespaces/{ns}/scalars";
 const OBJECT: &str = "/apis/conformance.kubegen.dev/v1/namespaces/{ns}/scalars/s";

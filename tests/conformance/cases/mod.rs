@@ -23,7 +23,7 @@ mod writes;
 
 use serde_json::{Value, json};
 
-use crate::script::{Case, Res};
+use crate::conformance::script::{Case, Res};
 
 const GROUP: &str = "conformance.kubegen.dev";
 

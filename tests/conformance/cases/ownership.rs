@@ -12,7 +12,7 @@ use http::Method;
 use serde_json::{Value, json};
 
 use super::{COLLECTIONS, GLOBALS, SCALARS, object};
-use crate::script::{APPLY, Case, JSON, JSON_PATCH, MERGE, Res};
+use crate::conformance::script::{APPLY, Case, JSON, JSON_PATCH, MERGE, Res};
 
 const SCALAR_API: &str = "conformance.kubegen.dev/v1";
 

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::cel::{CEL_STRINGS, res};
-use crate::script::{Case, Res};
+use crate::conformance::script::{Case, Res};
 
 const PATTERNEDS: Res = res("patterneds");
 

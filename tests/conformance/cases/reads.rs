@@ -4,7 +4,7 @@ use http::Method;
 use serde_json::json;
 
 use super::{SCALARS, object};
-use crate::script::Case;
+use crate::conformance::script::Case;
 
 /// A case starting from Scalars `a`..`e` with labels `app` (web, web, api, web, db) and `n`.
 fn five(case: &str) -> Case {

@@ -9,7 +9,7 @@ use http::Method;
 use serde_json::{Value, json};
 
 use super::{COLLECTIONS, GLOBALS, SCALARS, object};
-use crate::script::{Case, JSON};
+use crate::conformance::script::{Case, JSON};
 
 /// A case that starts from a stored Scalar `s` with `spec`.
 fn with_scalar(case: &str, spec: Value) -> Case {

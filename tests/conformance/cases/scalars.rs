@@ -6,7 +6,7 @@ use serde_json::json;
 use http::Method;
 
 use super::{SCALARS, object, scalar};
-use crate::script::{Case, JSON, MERGE};
+use crate::conformance::script::{Case, JSON, MERGE};
 
 pub fn cases() -> Vec<Case> {
     let mut cases = vec![

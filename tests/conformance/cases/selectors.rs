@@ -5,7 +5,7 @@
 use serde_json::json;
 
 use super::{GLOBALS, GROUP};
-use crate::script::{Case, Res};
+use crate::conformance::script::{Case, Res};
 
 /// The Selectable kind: selectable `.spec.color`, `.spec.size` and `.spec.enabled`.
 const SELECTABLES: Res = Res {

@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::{READINGS, SCALARS, object};
-use crate::script::Case;
+use crate::conformance::script::Case;
 
 fn reading(case: &str, spec: Value) -> Case {
     Case::new(format!("serde reads: {case}")).create(READINGS, "Reading", object("r", spec))

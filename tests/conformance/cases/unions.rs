@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::{GLOBALS, RULEDS, UNIONS, object};
-use crate::script::Case;
+use crate::conformance::script::Case;
 
 pub fn cases() -> Vec<Case> {
     let unions = [

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::object;
 use super::ownership::manager;
-use crate::script::{Case, MERGE, Res};
+use crate::conformance::script::{Case, MERGE, Res};
 
 const fn res(version: &'static str) -> Res {
     Res {

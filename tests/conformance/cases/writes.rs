@@ -5,7 +5,7 @@ use http::Method;
 use serde_json::{Value, json};
 
 use super::{COLLECTIONS, SCALARS, object};
-use crate::script::{APPLY, Case, JSON, MERGE};
+use crate::conformance::script::{APPLY, Case, JSON, MERGE};
 
 /// A case that starts from a stored Scalar `s` with `spec`.
 fn with_scalar(case: &str, spec: Value) -> Case {

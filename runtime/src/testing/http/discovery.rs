@@ -68,6 +68,11 @@ pub fn answer(state: &State, r: &Discovery) -> Result<Option<Value>, ApiError> {
                 .iter()
                 .map(|v| json!({"groupVersion": format!("{}/{v}", k.group), "version": v}))
                 .collect();
+            // A group none of whose versions is served is not listed, as the apiserver's
+            // discovery leaves it out.
+            if list.is_empty() {
+                continue;
+            }
             out.push(
                 json!({"name": k.group, "versions": list.clone(), "preferredVersion": list[0]}),
             );

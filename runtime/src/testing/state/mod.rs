@@ -10,7 +10,10 @@ use tokio::sync::mpsc;
 use super::decode::FieldValidation;
 use super::status::ApiError;
 use crate::resource::{ResourceInfo, ScaleInfo, Scope};
-use crate::schema::defaulting::{apply_defaults, drop_nulls};
+// Defaulting a webhook's mutation again (admission.rs).
+#[cfg(feature = "webhook")]
+use crate::schema::defaulting::apply_defaults;
+use crate::schema::defaulting::drop_nulls;
 use crate::selector::{FieldSelector, FieldSelectorError, LabelSelector};
 use crate::testing::builtin::strategy::service::{AllocationError, ServiceAllocator};
 use crate::validation::{BadValue, FieldError, ResourceValidator};
