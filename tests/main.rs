@@ -16,6 +16,7 @@ mod convert;
 mod crd;
 mod deepcopy;
 mod defaults;
+mod guide;
 mod schema;
 
 // The in-memory server, and a real apiserver when one is configured.

@@ -78,6 +78,7 @@ pub enum SyncError {
     Client(#[from] ClientError),
 }
 
+// ANCHOR: controller
 /// The Foo controller: Foos whose spec changed (their generation moved), and the owners of
 /// Deployments that changed, with two workers (sample-controller's default). Status writes
 /// coming back are skipped.
@@ -106,7 +107,9 @@ pub fn manager(client: &kube::Client, namespace: &str) -> Manager {
     };
     manager.add(controller(), reconciler)
 }
+// ANCHOR_END: controller
 
+// ANCHOR: reconciler
 /// Syncs one Foo: reads the Foo and its Deployment from the cache, writes through the
 /// client.
 pub struct FooReconciler {
@@ -235,7 +238,9 @@ impl Reconciler<Foo> for FooReconciler {
         Ok(Action::Done)
     }
 }
+// ANCHOR_END: reconciler
 
+// ANCHOR: deployment
 /// Whether `foo` is `deployment`'s controlling owner (metav1's `IsControlledBy`: the
 /// controller reference's UID is the Foo's).
 pub fn is_controlled_by(deployment: &Deployment, foo: &Foo) -> bool {
@@ -291,3 +296,4 @@ pub fn new_deployment(foo: &Foo) -> Deployment {
     set_controller_reference(foo, &mut deployment).expect("a Foo owns a Deployment beside it");
     deployment
 }
+// ANCHOR_END: deployment

@@ -289,6 +289,7 @@ async fn children(e: &TestEnv, name: &str) -> (Vec<ReplicaSet>, Vec<Pod>) {
     (replica_sets.unwrap().items, pods.unwrap().items)
 }
 
+// ANCHOR: live
 #[kubegen::test(controllers)]
 async fn with_the_cluster_a_foo_becomes_available_and_deleting_it_collects_its_deployment(
     e: TestEnv,
@@ -359,6 +360,7 @@ async fn with_the_cluster_a_foo_becomes_available_and_deleting_it_collects_its_d
     )
     .await;
 }
+// ANCHOR_END: live
 
 #[kubegen::test(controllers)]
 async fn with_the_cluster_deleting_the_namespace_removes_everything(e: TestEnv) {
