@@ -250,6 +250,37 @@ fn version_merge_errors_name_the_problem() {
     );
 }
 
+/// What crdgen prints for a broken API crate (two definitions of one kind version, a schema
+/// the apiserver refuses): every problem, each naming its kind. These kinds are kept out of
+/// this binary's registry, so they are given to `crds_of` as such a crate would register them.
+#[test]
+fn bad_kinds_fail_crd_generation_with_every_kind_and_problem() {
+    let err = kubegen::registry::crds_of([
+        thing_v1_again::Thing::INFO,
+        Broken::INFO,
+        thing_v1::Thing::INFO,
+        Account::INFO,
+    ])
+    .unwrap_err();
+    assert!(
+        matches!(&err, CrdError::Several(all) if all.len() == 3),
+        "{err}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.starts_with("Broken v1: the schema breaks the apiserver's rules:\n"),
+        "{message}"
+    );
+    assert!(
+        message.contains("\nthings.things.example.com: version v1 is defined by both"),
+        "{message}"
+    );
+    assert!(
+        message.contains("\nAccount v1: the schema breaks the apiserver's rules:\n  - .spec.alias: pattern: Invalid value: \"^(?=[a-z])[a-z0-9]+$\": must be a valid regular expression"),
+        "{message}"
+    );
+}
+
 #[derive(ApiType, Clone, Debug, Serialize, Deserialize)]
 pub struct Alias(String);
 

@@ -4,6 +4,48 @@
 //! `client.widgets()` for cluster-scoped kinds) returning a [`ResourceClient`]. Status
 //! methods exist only for kinds that declare a status subresource, scale methods only with
 //! scale: calling them on another kind does not compile.
+//!
+//! Use it for every write a controller makes and for reads that must see the server's
+//! current state (a conflict retry, a check before a delete). Reads inside a reconcile
+//! usually come from the shared cache instead ([`informer`](crate::informer), listers),
+//! which costs no request. Errors are [`ClientError`]s that keep the apiserver's `Status`
+//! (reason, code, causes), so `is_conflict()` or a 404 is a match, not a string search.
+//! `kube::Api` works on the same kinds unchanged, when a generic call is easier.
+//!
+//! ```
+//! # mod api {
+//! #     use kubegen::prelude::*;
+//! #     #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+//! #     #[resource(group = "clients.example.com", version = "v1", kind = "Widget", status = "WidgetStatus")]
+//! #     pub struct WidgetSpec {
+//! #         pub size: i32,
+//! #     }
+//! #     #[derive(ApiType, Clone, Debug, Default, Serialize, Deserialize)]
+//! #     pub struct WidgetStatus {
+//! #         pub seen: i32,
+//! #     }
+//! # }
+//! # use api::*;
+//! use kubegen::client::{Patch, PatchParams};
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let server = kubegen::testing::ApiServer::new(); // or kube::Client::try_default()
+//! server.create_namespace("demo").unwrap();
+//! let client = server.client();
+//!
+//! let widgets = client.widgets("demo");
+//! widgets.create(&Widget::new("w", WidgetSpec { size: 1 })).await?;
+//! let patch = Patch::Merge(serde_json::json!({"spec": {"size": 2}}));
+//! widgets.patch("w", &PatchParams::default(), &patch).await?;
+//! // Read, change and write back, again on a conflict.
+//! let w = widgets.retry_on_conflict("w", 5, |w| w.spec.size += 1).await?;
+//! assert_eq!(w.spec.size, 3);
+//!
+//! let missing = widgets.get("nope").await.unwrap_err();
+//! assert_eq!(missing.status().map(|s| s.code), Some(404));
+//! # Ok::<(), kubegen::client::ClientError>(())
+//! # }).unwrap();
+//! ```
 
 use std::fmt::Debug;
 

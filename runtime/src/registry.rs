@@ -1,4 +1,25 @@
 //! register-gen: every generated kind registers its [`ResourceInfo`] at link time.
+//!
+//! A binary's registry is every kind version derived in it or in the crates it links
+//! (except those marked `#[resource(register = false)]`). `crdgen` prints
+//! [`crds`] of it; `Envtest` and the in-memory server install it when a test names no kinds
+//! of its own. Use it to list or install "everything this operator defines" without naming
+//! each kind.
+//!
+//! ```
+//! # mod api {
+//! #     use kubegen::prelude::*;
+//! #     #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+//! #     #[resource(group = "registry.example.com", version = "v1", kind = "Widget")]
+//! #     pub struct WidgetSpec {
+//! #         pub size: i32,
+//! #     }
+//! # }
+//! let kinds: Vec<String> = kubegen::registry::registered().iter().map(|i| i.crd_name()).collect();
+//! assert!(kinds.contains(&"widgets.registry.example.com".to_string()));
+//! let crds = kubegen::registry::crds().unwrap(); // one per kind, versions merged
+//! assert!(crds.iter().any(|c| c.spec.names.kind == "Widget"));
+//! ```
 
 use std::collections::BTreeMap;
 
@@ -25,19 +46,34 @@ pub fn registered() -> Vec<&'static ResourceInfo> {
 
 /// The registered versions grouped by (group, kind): one entry per CRD.
 pub fn by_kind() -> BTreeMap<(&'static str, &'static str), Vec<&'static ResourceInfo>> {
+    group(registered())
+}
+
+/// `versions` grouped by (group, kind), each group in the order given.
+fn group(
+    versions: impl IntoIterator<Item = &'static ResourceInfo>,
+) -> BTreeMap<(&'static str, &'static str), Vec<&'static ResourceInfo>> {
     let mut kinds: BTreeMap<_, Vec<_>> = BTreeMap::new();
-    for info in registered() {
+    for info in versions {
         kinds.entry((info.group, info.kind)).or_default().push(info);
     }
     kinds
 }
 
-/// One CRD per registered group/kind, versions merged, ordered by CRD name. Every kind
-/// that fails is reported, not just the first.
+/// One CRD per registered group/kind, versions merged, ordered by CRD name: what `crdgen`
+/// prints. Every kind that fails is reported, not just the first.
 pub fn crds() -> Result<Vec<CustomResourceDefinition>, CrdError> {
+    crds_of(registered())
+}
+
+/// [`crds`] of the given kind versions instead of the registered ones (those of several
+/// kinds, in any order), for a program that picks its kinds itself.
+pub fn crds_of(
+    versions: impl IntoIterator<Item = &'static ResourceInfo>,
+) -> Result<Vec<CustomResourceDefinition>, CrdError> {
     let mut crds = Vec::new();
     let mut errors = Vec::new();
-    for versions in by_kind().values() {
+    for versions in group(versions).values() {
         match crd::build(versions) {
             Ok(crd) => crds.push(crd),
             Err(e) => errors.push(e),

@@ -1,5 +1,60 @@
 //! Controllers: kubebuilder's reconciler pattern over kubegen's informers and work queue.
 //!
+//! ```
+//! # mod api {
+//! #     use kubegen::prelude::*;
+//! #     #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+//! #     #[resource(group = "controllers.example.com", version = "v1", kind = "Widget", status = "WidgetStatus")]
+//! #     pub struct WidgetSpec {
+//! #         pub size: i32,
+//! #     }
+//! #     #[derive(ApiType, Clone, Debug, Default, Serialize, Deserialize)]
+//! #     pub struct WidgetStatus {
+//! #         pub seen: i32,
+//! #     }
+//! # }
+//! # use api::*;
+//! use std::sync::Arc;
+//! use kubegen::client::{Patch, PatchParams};
+//! use kubegen::controller::{Action, Controller, ObjectKey, Reconciler};
+//! use kubegen::manager::Manager;
+//!
+//! /// Writes what it saw of each Widget's spec into its status.
+//! struct Observer(kube::Client);
+//!
+//! impl Reconciler<Widget> for Observer {
+//!     type Error = kubegen::client::ClientError;
+//!
+//!     async fn reconcile(&self, key: &ObjectKey, widget: Option<Arc<Widget>>) -> Result<Action, Self::Error> {
+//!         let Some(widget) = widget else { return Ok(Action::Done) }; // deleted
+//!         let status = serde_json::json!({"status": {"seen": widget.spec.size}});
+//!         let widgets = self.0.widgets(key.namespace().unwrap_or_default());
+//!         widgets.patch_status(key.name(), &PatchParams::default(), &Patch::Merge(status)).await?;
+//!         Ok(Action::Done)
+//!     }
+//! }
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let server = kubegen::testing::ApiServer::new();
+//! server.create_namespace("demo").unwrap();
+//! let client = server.client();
+//! let stop = tokio_util::sync::CancellationToken::new();
+//! let manager = Manager::new(client.clone())
+//!     .add(Controller::<Widget>::new("observer"), Observer(client.clone()));
+//! let running = tokio::spawn(manager.run(stop.clone()));
+//!
+//! client.widgets("demo").create(&Widget::new("w", WidgetSpec { size: 4 })).await.unwrap();
+//! kubegen::testing::eventually("the status follows", || async {
+//!     let w = client.widgets("demo").get("w").await.ok()?;
+//!     (w.status?.seen == 4).then_some(())
+//! })
+//! .await;
+//! stop.cancel();
+//! running.await.unwrap().unwrap();
+//! # });
+//! ```
+//!
+//!
 //! A [`Controller`] is declared for one kind, with what it owns and what else it watches;
 //! a [`Reconciler`] brings one object's world to its desired state and answers with an
 //! [`Action`]. Informer events become keys on a deduplicating work queue, a fixed number of

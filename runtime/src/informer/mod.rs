@@ -5,6 +5,47 @@
 //! backoff and relisting after 410 Gone), keeps a [`Store`] current, and calls its event
 //! handlers: add, update (old and new), delete (with the last known state, including
 //! objects deleted while the watch was down, found when the relist no longer has them).
+//!
+//! Use it to read objects many times without asking the apiserver each time: a controller's
+//! reconciles read from it (the [`Manager`](crate::manager::Manager) owns one factory for all
+//! its controllers), and listers answer by namespace or by a custom index. The derive adds an
+//! accessor per kind (`factory.widgets()`) and a lister type (`WidgetLister`). What a cache
+//! keeps is a choice per kind ([`KindCache`]): a namespace, label and field selectors,
+//! managedFields stripped or only this process's, objects packed as JSON. A cache lags the
+//! apiserver; a controller that must read its own write calls the lister's `observe`.
+//!
+//! ```
+//! # mod api {
+//! #     use kubegen::prelude::*;
+//! #     #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+//! #     #[resource(group = "informers.example.com", version = "v1", kind = "Widget", status = "WidgetStatus")]
+//! #     pub struct WidgetSpec {
+//! #         pub size: i32,
+//! #     }
+//! #     #[derive(ApiType, Clone, Debug, Default, Serialize, Deserialize)]
+//! #     pub struct WidgetStatus {
+//! #         pub seen: i32,
+//! #     }
+//! # }
+//! # use api::*;
+//! use std::time::Duration;
+//! use kubegen::informer::SharedInformerFactory;
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let server = kubegen::testing::ApiServer::new();
+//! server.create_namespace("demo").unwrap();
+//! let client = server.client();
+//! client.widgets("demo").create(&Widget::new("w", WidgetSpec { size: 1 })).await.unwrap();
+//!
+//! let factory = SharedInformerFactory::new(client.clone()).namespace("demo");
+//! let informer = factory.widgets();
+//! factory.start();
+//! assert!(factory.wait_for_cache_sync(Duration::from_secs(10)).await);
+//! let lister = WidgetLister::from(&informer);
+//! let cached = lister.widgets("demo").get("w").expect("in the cache");
+//! assert_eq!(cached.spec.size, 1);
+//! # });
+//! ```
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;

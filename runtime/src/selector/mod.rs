@@ -3,6 +3,19 @@
 //!
 //! - [`LabelSelector`]: `app=web,tier in (a,b),!canary,replicas>2`.
 //! - [`FieldSelector`]: `metadata.name=a,spec.color!=red`, values escaped with `\`.
+//!
+//! Use them to check a selector a user gives before sending it (the apiserver's error,
+//! without the round trip) or to filter objects in memory the way a list would.
+//!
+//! ```
+//! use std::collections::BTreeMap;
+//! use kubegen::selector::LabelSelector;
+//!
+//! let selector = LabelSelector::parse("app=web,tier in (a,b),!canary").unwrap();
+//! let labels = BTreeMap::from([("app".to_string(), "web".to_string()), ("tier".to_string(), "b".to_string())]);
+//! assert!(selector.matches(&labels));
+//! assert!(LabelSelector::parse("app in (web").is_err());
+//! ```
 
 use crate::validation::gofmt;
 use std::fmt;

@@ -1,5 +1,34 @@
 //! client-go's rate-limited work queue, for controllers fed by informer handlers.
 //!
+//! A [`Controller`](crate::controller::Controller) runs one for you; use it directly when
+//! writing your own loop over keys (a batch job, a custom source).
+//!
+//! ```
+//! use kubegen::workqueue::WorkQueue;
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let queue = WorkQueue::new();
+//! queue.add("default/a");
+//! queue.add("default/a"); // already waiting: once
+//! queue.add("default/b");
+//! assert_eq!(queue.len(), 2);
+//!
+//! let key = queue.get().await.unwrap();
+//! assert_eq!(key, "default/a");
+//! // Failed: back off (5 ms, then 10 ms, ...), counted per key until it is forgotten.
+//! queue.add_rate_limited(key);
+//! assert_eq!(queue.num_requeues(&key), 1);
+//! queue.done(&key);
+//! assert_eq!(queue.get().await, Some("default/b"));
+//! queue.done(&"default/b");
+//! assert_eq!(queue.get().await, Some("default/a")); // after its backoff
+//! queue.forget(&"default/a");
+//! queue.done(&"default/a");
+//! queue.shut_down();
+//! assert_eq!(queue.get().await, None);
+//! # });
+//! ```
+//!
 //! An item waits in the queue at most once (adding it again while queued does nothing); an
 //! item being processed is never handed to a second worker: added meanwhile, it is queued
 //! again when the first worker calls [`WorkQueue::done`]. [`WorkQueue::add_after`] holds items
