@@ -1,8 +1,8 @@
 //! kubegen's integration tests: one binary, a module per capability, sharing the `fixtures`
 //! module. Every kind derived here registers in this one binary, so the in-memory server and
 //! Envtest of a test without its own `setup` serve them all; the kinds are unique across
-//! modules (group and kind), and the ones only `crd::build` sees (`crd::thing_*`) are kept out
-//! of the registry.
+//! modules (group and kind), and the deliberately broken or conflicting ones (`crd::thing_*`,
+//! `crd::Broken`, ...) are kept out of the registry with `#[resource(register = false)]`.
 //!
 //! A module that needs a cargo feature is compiled with it: `cargo test --all-features` runs
 //! every one. Run one module with a filter: `cargo test --all-features --test integration
