@@ -2,7 +2,7 @@
 //! kube-controller-manager beside it when asked for (`controller_manager` module).
 //!
 //! Cases that run the binaries are skipped (with a note) when `KUBEBUILDER_ASSETS` is not set:
-//! `KUBEBUILDER_ASSETS=$(../shared/k8s/install) cargo test --features envtest --test envtest`.
+//! `KUBEBUILDER_ASSETS=$(../shared/k8s/install) cargo test --features envtest --test integration -- envtest::`.
 //! The cases about missing assets always run.
 
 mod controller_manager;
@@ -727,7 +727,7 @@ fn processes_die_with_a_killed_test_process() {
 
 /// Start-up time over five sequential starts (registered CRDs installed each time), without and
 /// (if the assets have one) with the controller manager:
-/// `cargo test --features envtest --test envtest startup_time -- --ignored --nocapture`.
+/// `cargo test --features envtest --test integration -- envtest::startup_time --ignored --nocapture`.
 #[tokio::test]
 #[ignore = "a measurement: five sequential starts, twice"]
 async fn startup_time_over_five_starts() {
