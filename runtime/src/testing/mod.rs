@@ -43,9 +43,10 @@ mod stack;
 mod state;
 mod status;
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
 pub use self::backend::{Backend, TestEnv, TestEnvError, TestSetup};
@@ -144,6 +145,39 @@ pub struct ApiServer {
     inner: Arc<Inner>,
 }
 
+/// The entry of a custom resource kind of these versions, established, as a fresh copy of the
+/// one built the first time (like the built-in kinds' entries, its compiled schemas and
+/// validators are the same for every server, and costly: a few milliseconds a kind).
+fn custom_entry(versions: Vec<&'static ResourceInfo>) -> KindEntry {
+    // The versions' addresses: every ResourceInfo is a static of the derive's.
+    type Key = Vec<usize>;
+    static BUILT: LazyLock<Mutex<HashMap<Key, KindEntry>>> = LazyLock::new(Default::default);
+    let key: Key = versions
+        .iter()
+        .map(|v| std::ptr::from_ref(*v).addr())
+        .collect();
+    let mut built = BUILT.lock().unwrap_or_else(PoisonError::into_inner);
+    built
+        .entry(key)
+        .or_insert_with(|| {
+            let mut crd = crate::crd::build(&versions)
+                .ok()
+                .and_then(|c| serde_json::to_value(c).ok())
+                .unwrap_or_default();
+            let storage: Vec<&str> = versions.iter().filter(|v| v.storage).map(|v| v.version).collect();
+            crd["status"] = serde_json::json!({
+                "acceptedNames": crd["spec"]["names"].clone(),
+                "storedVersions": storage,
+                "conditions": [
+                    {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "message": "no conflicts found"},
+                    {"type": "Established", "status": "True", "reason": "InitialNamesAccepted", "message": "the initial names have been accepted"},
+                ],
+            });
+            KindEntry::from_versions(&versions, crd)
+        })
+        .clone()
+}
+
 impl Default for ApiServer {
     fn default() -> Self {
         Self::new()
@@ -167,22 +201,9 @@ impl ApiServer {
         let mut entries: Vec<Arc<KindEntry>> = kinds
             .into_iter()
             .filter(|versions| !versions.is_empty())
-            .map(|versions| {
-                let mut crd = crate::crd::build(&versions)
-                    .ok()
-                    .and_then(|c| serde_json::to_value(c).ok())
-                    .unwrap_or_default();
-                let storage: Vec<&str> = versions.iter().filter(|v| v.storage).map(|v| v.version).collect();
-                crd["status"] = serde_json::json!({
-                    "acceptedNames": crd["spec"]["names"].clone(),
-                    "storedVersions": storage,
-                    "conditions": [
-                        {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "message": "no conflicts found"},
-                        {"type": "Established", "status": "True", "reason": "InitialNamesAccepted", "message": "the initial names have been accepted"},
-                    ],
-                });
-                Arc::new(KindEntry::from_versions(&versions, crd))
-            })
+            // Each server owns its entries (a CRD's status is written in place); the
+            // compiled versions inside are built once per process.
+            .map(|versions| Arc::new(custom_entry(versions)))
             .collect();
         entries.extend(Builtin::entries());
         let clock = Clock::default();

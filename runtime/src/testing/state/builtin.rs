@@ -64,7 +64,7 @@ fn entry(versions: &[&'static Resource]) -> KindEntry {
         .find(|r| r.preferred)
         .unwrap_or(&versions[0]);
     let namespaced = preferred.namespaced;
-    let version_entries = versions
+    let version_entries: Arc<[VersionEntry]> = versions
         .iter()
         .map(|r| {
             let mut schema = structural(r.schema());

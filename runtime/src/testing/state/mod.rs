@@ -51,7 +51,9 @@ pub struct VersionEntry {
     pub validator: ResourceValidator,
 }
 
-/// One kind (one CRD), all its versions.
+/// One kind (one CRD), all its versions. A clone shares the versions, with their compiled
+/// schemas and validators.
+#[derive(Clone)]
 pub struct KindEntry {
     pub group: &'static str,
     pub plural: &'static str,
@@ -60,7 +62,7 @@ pub struct KindEntry {
     pub scope: Scope,
     pub short_names: &'static [&'static str],
     pub categories: &'static [&'static str],
-    pub versions: Vec<VersionEntry>,
+    pub versions: Arc<[VersionEntry]>,
     pub storage: &'static str,
     /// The kind's CustomResourceDefinition (`Null` for a built-in kind).
     pub crd: Value,
@@ -82,7 +84,7 @@ impl KindEntry {
             let v = versions.iter().find(|v| v["name"] == version)?;
             Some(v["schema"]["openAPIV3Schema"].clone()).filter(Value::is_object)
         };
-        let versions = infos
+        let versions: Arc<[VersionEntry]> = infos
             .iter()
             .map(|i| {
                 let schema = built(i.version).unwrap_or_else(|| (i.schema)().to_value());
