@@ -777,3 +777,26 @@ fn open_tagged_enums_keep_the_known_variants_requirements() {
     assert!(!accepts(json!({"kind": "Circle"})));
     assert!(serde_json::from_value::<OpenShape>(json!({"kind": "Circle"})).is_err());
 }
+
+/// Formats the apiserver added in later releases, spelled either way Go looks them up.
+#[derive(ApiType, Serialize, Deserialize)]
+struct NewerFormats {
+    #[validate(format = "k8s-short-name")]
+    label: Option<String>,
+    #[validate(format = "k8s-long-name")]
+    domain: Option<String>,
+    #[validate(format = "datetime")]
+    at: Option<String>,
+}
+
+#[test]
+fn every_format_the_apiserver_validates_is_accepted_and_kept() {
+    // The derive checks `format` against the list the runtime keeps in a CRD (kubegen-go's):
+    // the apiserver v1.36 validates `k8s-short-name` and `k8s-long-name` (recorded in
+    // `runtime/src/validation/testdata/apiserver.json`), which the derive once refused.
+    let s = schema::<NewerFormats>();
+    assert_eq!(s["properties"]["label"]["format"], "k8s-short-name");
+    assert_eq!(s["properties"]["domain"]["format"], "k8s-long-name");
+    assert_eq!(s["properties"]["at"]["format"], "datetime");
+    assert!(kubegen_go::formats::names().all(kubegen_go::formats::is_known));
+}

@@ -9,6 +9,7 @@
 //! and objects.
 
 use cel::common::ast::{ComprehensionExpr, EntryExpr, Expr, IdedExpr, LiteralValue};
+use kubegen_go::cel::{escape, is_reserved, unescape};
 use syn::Type;
 
 use super::markers::{TyClass, classify};
@@ -227,32 +228,6 @@ pub struct Foreign<'a> {
     pub text: String,
 }
 
-/// CEL's reserved words: not variables, and object fields with these names are renamed
-/// `__word__` (apiserver `cel.Escape`).
-const RESERVED: &[&str] = &[
-    "true",
-    "false",
-    "null",
-    "in",
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
-
 /// Type names CEL expressions may use as values (`type(self.x) == string`).
 const TYPE_NAMES: &[&str] = &[
     "bool",
@@ -296,67 +271,6 @@ const TWO_VAR_MACROS: &[&str] = &[
     "transformMap",
     "transformMapEntry",
 ];
-
-/// The name CEL gives an object field serialized as `name`, or `None` when the field is not
-/// readable from CEL at all (apiserver `cel.Escape`).
-pub fn cel_name(name: &str) -> Option<String> {
-    let first = name.chars().next()?;
-    if first.is_ascii_digit() {
-        return None;
-    }
-    if RESERVED.contains(&name) {
-        return Some(format!("__{name}__"));
-    }
-    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/');
-    if !name.chars().all(allowed) {
-        return None;
-    }
-    let mut out = String::with_capacity(name.len());
-    let mut rest = name;
-    while let Some(c) = rest.chars().next() {
-        if let Some(after) = rest.strip_prefix("__") {
-            out.push_str("__underscores__");
-            rest = after;
-            continue;
-        }
-        match c {
-            '.' => out.push_str("__dot__"),
-            '-' => out.push_str("__dash__"),
-            '/' => out.push_str("__slash__"),
-            c => out.push(c),
-        }
-        rest = &rest[c.len_utf8()..];
-    }
-    Some(out)
-}
-
-/// The serialized name behind a CEL field name (undoing [`cel_name`]).
-fn serde_name(cel: &str) -> String {
-    if let Some(word) = cel.strip_prefix("__").and_then(|s| s.strip_suffix("__"))
-        && RESERVED.contains(&word)
-    {
-        return word.to_owned();
-    }
-    let mut out = String::with_capacity(cel.len());
-    let mut rest = cel;
-    'scan: while let Some(c) = rest.chars().next() {
-        for (escape, plain) in [
-            ("__underscores__", "__"),
-            ("__dot__", "."),
-            ("__dash__", "-"),
-            ("__slash__", "/"),
-        ] {
-            if let Some(after) = rest.strip_prefix(escape) {
-                out.push_str(plain);
-                rest = after;
-                continue 'scan;
-            }
-        }
-        out.push(c);
-        rest = &rest[c.len_utf8()..];
-    }
-    out
-}
 
 /// How far a suggestion may be from a name (as `kubegen::__private::check_rule_field`).
 fn suggestion_limit(len: usize) -> usize {
@@ -529,7 +443,7 @@ impl<'v, 'a> Walk<'v, 'a> {
                 self.self_view.clone()
             }
             _ if TYPE_NAMES.contains(&name) || NAMESPACES.contains(&name) => View::Dyn,
-            _ if RESERVED.contains(&name) => {
+            _ if is_reserved(name) => {
                 self.problems.push(format!(
                     "`{name}` is reserved in CEL and cannot be a variable"
                 ));
@@ -565,7 +479,7 @@ impl<'v, 'a> Walk<'v, 'a> {
                 if !(*embedded && matches!(field, "apiVersion" | "kind" | "metadata")) {
                     self.foreign.push(Foreign {
                         ty,
-                        name: serde_name(field),
+                        name: unescape(field),
                         text: text(e),
                     });
                 }
@@ -595,15 +509,14 @@ impl<'v, 'a> Walk<'v, 'a> {
 
     fn object_field(&mut self, object: &Object<'a>, field: &str, e: &IdedExpr) -> View<'a> {
         let cel_names: Vec<Option<String>> =
-            object.fields.iter().map(|m| cel_name(&m.name)).collect();
+            object.fields.iter().map(|m| escape(&m.name)).collect();
         // A reserved word reads its escaped field too (the apiserver's
         // recognizeKeywordAsFieldName).
         let found = cel_names
             .iter()
             .position(|n| n.as_deref() == Some(field))
             .or_else(|| {
-                RESERVED
-                    .contains(&field)
+                is_reserved(field)
                     .then(|| object.fields.iter().position(|m| m.name == field))
                     .flatten()
             });
@@ -751,7 +664,7 @@ impl<'v, 'a> Walk<'v, 'a> {
                     && !self.scopes.iter().any(|(n, _)| n == name)
                     && !TYPE_NAMES.contains(&name)
                     && !NAMESPACES.contains(&name)
-                    && !RESERVED.contains(&name)
+                    && !is_reserved(name)
             }
             _ => false,
         }
@@ -919,23 +832,6 @@ pub fn result_kind(e: &IdedExpr) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn field_names_escape_as_the_apiserver_escapes_them() {
-        assert_eq!(cel_name("replicas").as_deref(), Some("replicas"));
-        assert_eq!(cel_name("namespace").as_deref(), Some("__namespace__"));
-        assert_eq!(
-            cel_name("a-b.c/d").as_deref(),
-            Some("a__dash__b__dot__c__slash__d")
-        );
-        assert_eq!(cel_name("x__y").as_deref(), Some("x__underscores__y"));
-        assert_eq!(cel_name("x___y").as_deref(), Some("x__underscores___y"));
-        assert_eq!(cel_name("1st"), None);
-        assert_eq!(cel_name("café"), None);
-        for name in ["namespace", "a-b.c/d", "x__y", "x___y", "plain"] {
-            assert_eq!(serde_name(&cel_name(name).unwrap_or_default()), name);
-        }
-    }
 
     #[test]
     fn suggestions_are_close_names() {

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::parse::values::Number;
+use kubegen_go::formats;
 
 /// What the derive can tell about a type from its spelling.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,39 +116,6 @@ pub(super) fn marker_fits(kind: &MarkerKind, class: TyClass) -> Result<(), &'sta
     }
 }
 
-/// The formats the apiserver validates (others are accepted and ignored, which hides typos).
-const FORMATS: &[&str] = &[
-    "bsonobjectid",
-    "uri",
-    "email",
-    "hostname",
-    "ipv4",
-    "ipv6",
-    "cidr",
-    "mac",
-    "uuid",
-    "uuid3",
-    "uuid4",
-    "uuid5",
-    "isbn",
-    "isbn10",
-    "isbn13",
-    "creditcard",
-    "ssn",
-    "hexcolor",
-    "rgbcolor",
-    "byte",
-    "password",
-    "date",
-    "duration",
-    "datetime",
-    "date-time",
-    "int32",
-    "int64",
-    "float",
-    "double",
-];
-
 pub(super) fn markers(m: &Markers, class: TyClass, errors: &mut Accumulator) {
     for marker in &m.list {
         if let Err(hint) = marker_fits(&marker.kind, class) {
@@ -232,11 +200,11 @@ fn marker_value(marker: &Marker, errors: &mut Accumulator) {
                 ));
             }
         }
-        MarkerKind::Format(f) if !FORMATS.contains(&f.as_str()) => errors.push(error_at(
+        MarkerKind::Format(f) if !formats::is_known(f) => errors.push(error_at(
             span,
             format!(
                 "unknown format `{f}`; the apiserver validates: {}",
-                FORMATS.join(", ")
+                formats::names().collect::<Vec<_>>().join(", ")
             ),
         )),
         MarkerKind::ListType(t) if !matches!(t.as_str(), "atomic" | "set" | "map") => {

@@ -17,6 +17,10 @@
 //! - [`regexp`]: Go's `regexp` package — the syntax of `regexp/syntax` (RE2's, as
 //!   `regexp.Compile` parses it), its error messages word for word, and its matching, with the
 //!   Unicode tables of Go's `unicode` package.
+//! - [`cel`]: how the apiserver's CEL names an object's properties (`cel.Escape`), which the
+//!   derive's rule checks and the runtime's rule compiler share.
+//! - [`formats`]: the schema `format` names the apiserver validates, which the derive checks
+//!   markers against and the runtime keeps in schemas.
 //! - [`unicode`]: the predicates of Go's `unicode` package that Kubernetes' messages and
 //!   checks depend on (`unicode.IsPrint`), from the same tables.
 //!
@@ -25,6 +29,8 @@
 
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod cel;
+pub mod formats;
 pub mod json;
 pub mod regexp;
 pub mod strconv;

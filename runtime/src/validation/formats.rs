@@ -13,59 +13,8 @@ use regex::Regex;
 
 use super::netfmt::{self, IpSyntax};
 
-/// The string formats the apiserver validates (names without `-`, as Go normalizes them).
-const STRING_FORMATS: &[&str] = &[
-    "bsonobjectid",
-    "uri",
-    "email",
-    "hostname",
-    "ipv4",
-    "ipv6",
-    "cidr",
-    "mac",
-    "uuid",
-    "uuid3",
-    "uuid4",
-    "uuid5",
-    "isbn",
-    "isbn10",
-    "isbn13",
-    "creditcard",
-    "ssn",
-    "hexcolor",
-    "rgbcolor",
-    "byte",
-    "password",
-    "date",
-    "duration",
-    "datetime",
-    "k8sshortname",
-    "k8slongname",
-];
-
-fn normalize(format: &str) -> String {
-    format.replace('-', "")
-}
-
-/// Whether the apiserver keeps `format` on a node of these types (it strips the rest).
-pub fn is_validated(types: &[String], format: &str) -> bool {
-    let single = if types.len() == 1 {
-        types[0].as_str()
-    } else {
-        ""
-    };
-    match single {
-        "" | "string" => STRING_FORMATS.contains(&normalize(format).as_str()),
-        "integer" => matches!(format, "int32" | "int64"),
-        "number" => matches!(format, "float" | "double"),
-        _ => false,
-    }
-}
-
-/// Whether `format` is a string format the validator checks strings against.
-pub fn is_string_format(format: &str) -> bool {
-    STRING_FORMATS.contains(&normalize(format).as_str())
-}
+use kubegen_go::formats::normalize;
+pub use kubegen_go::formats::{is_string_format, is_validated};
 
 fn re(pattern: &str) -> Regex {
     // The patterns below are constants that compile; a failure is a bug caught by the tests.
@@ -398,19 +347,6 @@ fn scala_duration(value: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn stripping_follows_the_schema_type() {
-        let t = |s: &str| vec![s.to_owned()];
-        assert!(is_validated(&t("string"), "date-time"));
-        assert!(is_validated(&t("string"), "k8s-short-name"));
-        assert!(!is_validated(&t("string"), "int32"));
-        assert!(is_validated(&t("integer"), "int32"));
-        assert!(!is_validated(&t("integer"), "uuid"));
-        assert!(is_validated(&t("number"), "double"));
-        assert!(!is_validated(&t("boolean"), "uuid"));
-        assert!(is_validated(&["integer".into(), "string".into()], "uuid"));
-    }
 
     #[test]
     fn durations_accept_go_and_scala_forms() {

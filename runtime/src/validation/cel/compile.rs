@@ -9,13 +9,13 @@ use kube_cel::cel::parser::Parser;
 use serde_json::Value;
 
 use super::super::schema::{Additional, Schema};
-use super::escape::escape;
 use super::fieldpath;
 use super::library::{
     ALL, AND, EQUALS, EXISTS, GREATER, GREATER_EQUALS, LESS, LESS_EQUALS, NEGATE, NOT_EQUALS,
     OPTIONAL_SELECT, OR,
 };
 use super::values::has_cel_type;
+use kubegen_go::cel::escape;
 
 /// One entry of `x-kubernetes-validations`, as written in the CRD.
 #[derive(Clone, Debug, Default, PartialEq)]

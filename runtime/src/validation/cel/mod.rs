@@ -22,7 +22,6 @@
 
 mod compile;
 mod errors;
-mod escape;
 mod fieldpath;
 mod formats;
 mod library;
@@ -33,8 +32,8 @@ mod walk;
 use serde_json::Value;
 
 pub use compile::Rule;
-pub(crate) use escape::escape;
 pub(crate) use fieldpath::resolve as resolve_field_path;
+pub(crate) use kubegen_go::cel::escape;
 
 use super::field::FieldError;
 use super::schema::Schema;

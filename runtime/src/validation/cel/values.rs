@@ -21,8 +21,8 @@ use kube_cel::cel::objects::{Key, Map};
 use serde_json::Value;
 
 use super::super::schema::{Additional, Schema};
-use super::escape::{escape, is_reserved};
 use super::formats;
+use kubegen_go::cel::{escape, is_reserved};
 
 /// A `type: string` schema (the type meta the apiserver adds at resource roots).
 static STRING: LazyLock<Schema> =
