@@ -7,21 +7,20 @@
 // docs.rs (and CI's docs build) mark what each feature gates.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod api_fields;
 pub mod apply;
 pub mod builtin;
 pub mod cache;
 pub mod client;
+#[cfg(any(feature = "webhook", feature = "manager"))]
+mod connection;
 pub mod controller;
 pub mod convert;
 pub mod crd;
 pub mod deepcopy;
 pub mod defaults;
-pub mod endpoints;
 pub mod events;
 pub mod fieldpath;
-pub mod fields;
-#[cfg(any(feature = "webhook", feature = "manager"))]
-mod http1;
 pub mod informer;
 pub mod leaderelection;
 #[cfg(feature = "manager")]
@@ -37,26 +36,27 @@ pub mod testing;
 pub mod validation;
 #[cfg(feature = "webhook")]
 pub mod webhook;
+pub mod webhook_paths;
 pub mod workqueue;
 
+pub use api_fields::{ApiFields, FieldInfo};
 pub use crd::{CrdError, crdgen};
 pub use deepcopy::DeepCopy;
 pub use defaults::Defaults;
-pub use fields::{ApiFields, FieldInfo};
 pub use resource::{CustomResource, List, PrinterColumn, ResourceInfo, ScaleInfo, Scope};
 
 /// What generated code reaches through `::kubegen::__private`. Not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::api_fields::{
+        FieldsOf, ListOf, NoApiFields, check_items_correlate, check_list_map_key, check_rule_field,
+    };
     pub use crate::convert::checks::{check_hub_fields, check_hub_kind, check_spoke_field};
     pub use crate::convert::dynamic::{value_from_hub, value_to_hub};
     pub use crate::convert::identity as convert_identity;
     pub use crate::convert::kind::{from_hub, to_hub};
     pub use crate::deepcopy::{DeepCopyProbe, ViaClone, ViaDeepCopy};
     pub use crate::defaults::{DefaultsProbe, NoDefaults, ViaDefaults};
-    pub use crate::fields::{
-        FieldsOf, ListOf, NoApiFields, check_items_correlate, check_list_map_key, check_rule_field,
-    };
     pub use crate::registry::Registration;
     pub use crate::resource::serialize_object;
     pub use crate::schema;

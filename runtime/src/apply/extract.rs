@@ -13,7 +13,7 @@ use crate::{CrdError, CustomResource};
 pub enum ExtractError {
     /// The object does not fit its schema, or its `managedFields` do not decode.
     #[error(transparent)]
-    Fields(#[from] managed::ExtractError),
+    Fields(#[from] managed::ExtractFieldsError),
     /// The kind's CRD (whose schema types the fields) could not be built.
     #[error(transparent)]
     Crd(#[from] CrdError),
@@ -94,7 +94,7 @@ where
 
 /// Reads back, as trees, the `fieldsV1` a cache holds as JSON text
 /// ([`CompactManagedFields`](crate::informer::CompactManagedFields)).
-fn expand_fields_text(object: &mut serde_json::Value) -> Result<(), managed::ExtractError> {
+fn expand_fields_text(object: &mut serde_json::Value) -> Result<(), managed::ExtractFieldsError> {
     let entries = object
         .get_mut("metadata")
         .and_then(|m| m.get_mut("managedFields"))

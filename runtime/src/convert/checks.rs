@@ -2,7 +2,7 @@
 //! hub is the storage version of the same kind. Generated constants call these; a failure
 //! stops compilation with the message.
 
-use crate::fields::{ConstMessage, FieldInfo, str_eq};
+use crate::api_fields::{ConstMessage, FieldInfo, str_eq};
 use crate::resource::ResourceInfo;
 
 const fn contains(names: &[&str], name: &str) -> bool {

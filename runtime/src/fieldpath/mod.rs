@@ -4,7 +4,7 @@
 //! - [`PathElement`], [`Path`] and [`Set`]: which fields a manager owns, with the set algebra
 //!   and the `FieldsV1` encoding of `metadata.managedFields` ([`Set::to_fields_v1`],
 //!   [`Set::from_fields_v1`]).
-//! - [`schema::Schema`]: the types of a kind's fields, built from a CRD version's structural
+//! - [`schema::KindTypes`]: the types of a kind's fields, built from a CRD version's structural
 //!   schema the way the apiserver builds them (lists atomic unless `x-kubernetes-list-type`
 //!   says `set` or `map`, maps and structs granular unless `x-kubernetes-map-type: atomic`,
 //!   `metadata` typed as `ObjectMeta`).

@@ -1,12 +1,13 @@
 //! JSON values as structured-merge-diff sees them: a total order across types, numeric
 //! equality between integers and floats, and how Kubernetes prints a value as text (in conflict
-//! messages). As JSON (in `FieldsV1` keys) values are written by [`gofmt::marshal`].
+//! messages). As JSON (in `FieldsV1` keys) values are written as Go's `encoding/json` writes
+//! them (`go_print::marshal`).
 
 use std::cmp::Ordering;
 
 use serde_json::Value;
 
-use crate::validation::gofmt;
+use crate::validation::go_print;
 
 /// A number as the apiserver holds it: JSON integers are 64-bit integers, the rest floats.
 enum Num {
@@ -116,10 +117,10 @@ pub fn to_text(v: &Value) -> String {
         Value::Bool(b) => b.to_string(),
         Value::Number(_) => match number(v) {
             Some(Num::Int(i)) => i.to_string(),
-            Some(Num::Float(f)) => gofmt::format_float(f),
+            Some(Num::Float(f)) => go_print::format_float(f),
             None => "0".into(),
         },
-        Value::String(s) => gofmt::quote(s),
+        Value::String(s) => go_print::quote(s),
         Value::Array(items) => format!(
             "[{}]",
             items.iter().map(to_text).collect::<Vec<_>>().join(",")
@@ -168,7 +169,7 @@ mod tests {
     #[test]
     fn go_json_escapes_html_and_sorts_keys() {
         assert_eq!(
-            gofmt::marshal(&json!({"b": "<x>", "a": 1.5e-7, "c": 1e21})),
+            go_print::marshal(&json!({"b": "<x>", "a": 1.5e-7, "c": 1e21})),
             r#"{"a":1.5e-7,"b":"\u003cx\u003e","c":1e+21}"#
         );
         assert_eq!(to_text(&json!("a\"b")), r#""a\"b""#);

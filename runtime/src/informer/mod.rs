@@ -67,12 +67,12 @@ use crate::cache::{IndexerError, Lister, ObjectSet, Store, split_key};
 use crate::selector::LabelSelector;
 
 mod factory;
-mod lean;
+mod managed_fields;
 
 pub use factory::{
     ApiMaker, KindCache, KindScope, SharedInformerFactory, SyncError, cluster_api, namespaced_api,
 };
-pub use lean::{CompactManagedFields, WithoutManagedFields};
+pub use managed_fields::{CompactManagedFields, WithoutManagedFields};
 
 /// Receives an informer's events. Handlers run on the informer's task, in order: keep them
 /// quick (push a key onto a work queue) and do the work elsewhere.

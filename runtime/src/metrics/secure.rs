@@ -132,7 +132,7 @@ pub async fn serve_secure(
     accept(listener, shutdown, move |tcp, stop| {
         let (handle, acceptor) = (endpoint.handler(), acceptor.clone());
         async move {
-            crate::http1::serve_tls(tcp, &acceptor, handle, stop.cancelled(), "metrics").await
+            crate::connection::serve_tls(tcp, &acceptor, handle, stop.cancelled(), "metrics").await
         }
     })
     .await

@@ -118,7 +118,7 @@ pub async fn serve(
     });
     accept(listener, shutdown, move |tcp, stop| {
         let handle = endpoint.handler();
-        async move { crate::http1::serve(tcp, handle, stop.cancelled(), "metrics").await }
+        async move { crate::connection::serve(tcp, handle, stop.cancelled(), "metrics").await }
     })
     .await
 }

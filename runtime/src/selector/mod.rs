@@ -17,7 +17,7 @@
 //! assert!(LabelSelector::parse("app in (web").is_err());
 //! ```
 
-use crate::validation::gofmt;
+use crate::validation::go_print;
 use std::fmt;
 
 mod field;
@@ -49,7 +49,7 @@ impl InvalidValue {
     fn new(path: impl Into<String>, value: &str, detail: impl Into<String>) -> Self {
         Self {
             path: path.into(),
-            shown: gofmt::quote(value),
+            shown: go_print::quote(value),
             detail: detail.into(),
         }
     }
@@ -128,5 +128,5 @@ fn write_joined<T: fmt::Display>(f: &mut fmt::Formatter<'_>, items: &[T]) -> fmt
 
 /// A list of strings as Go's `encoding/json` writes it.
 fn go_json(values: &[String]) -> String {
-    gofmt::marshal(&serde_json::Value::from(values.to_vec()))
+    go_print::marshal(&serde_json::Value::from(values.to_vec()))
 }

@@ -13,7 +13,7 @@ use super::status::ApiError;
 pub use crate::validation::decode::FieldValidation;
 pub(crate) use crate::validation::decode::prune;
 use crate::validation::decode::{self as shared, Parsed, Unreadable, strict_errors};
-use crate::validation::gofmt;
+use crate::validation::go_print;
 use crate::validation::{BadValue, FieldError};
 
 /// A create or update body for a resource of kind `kind` (served at `api_version`),
@@ -78,9 +78,9 @@ pub fn builtin_body(
             .map_or(body_version, |(_, v)| v);
         return Err(ApiError::bad_request(format!(
             "{body_kind} in version {} cannot be handled as a {kind}: no kind {} is registered for version {} in scheme \"pkg/api/legacyscheme/scheme.go:30\"",
-            gofmt::quote(version),
-            gofmt::quote(body_kind),
-            gofmt::quote(body_version)
+            go_print::quote(version),
+            go_print::quote(body_kind),
+            go_print::quote(body_version)
         )));
     }
     if named_version == api_version && named_kind == kind {
@@ -133,7 +133,7 @@ pub fn patched_object<'s>(
 /// The apiserver's `Invalid` for a patched object it cannot decode: a cause on `patch`
 /// quoting the object.
 fn invalid_patch(patched: &Value, why: String) -> ApiError {
-    let error = FieldError::invalid("patch", BadValue::str(gofmt::marshal(patched)), why);
+    let error = FieldError::invalid("patch", BadValue::str(go_print::marshal(patched)), why);
     ApiError::invalid("", "", "", &[error])
 }
 
@@ -362,8 +362,8 @@ pub fn delete_options(data: &[u8]) -> Result<Value, ApiError> {
             .unwrap_or("meta.k8s.io/v1");
         return Err(bad(format!(
             "no kind {} is registered for version {} in scheme \"pkg/apis/meta/internalversion/scheme/register.go:27\"",
-            gofmt::quote(kind),
-            gofmt::quote(version)
+            go_print::quote(kind),
+            go_print::quote(version)
         )));
     }
     delete_options_types(&options).map_err(bad)?;

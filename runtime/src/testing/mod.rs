@@ -69,7 +69,7 @@ use crate::registry;
 use crate::resource::ResourceInfo;
 
 /// The server's shared state.
-pub struct Inner {
+pub(crate) struct Inner {
     state: Mutex<State>,
     clock: Clock,
     /// The in-memory controllers, once started.
@@ -109,7 +109,7 @@ impl Inner {
 
 /// Injected faults, shared by every request.
 #[derive(Default)]
-pub struct FaultState {
+pub(crate) struct FaultState {
     failures: Mutex<(u32, u16, Option<u64>)>,
     watch_failures: AtomicU64,
     latency_ms: AtomicU64,

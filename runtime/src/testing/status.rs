@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::validation::{FieldError, gofmt, invalid_message};
+use crate::validation::{FieldError, go_print, invalid_message};
 
 /// A failed request, rendered as a `Status` object.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -237,7 +237,7 @@ impl ApiError {
             "MethodNotAllowed",
             format!(
                 "{verb} is not supported on resources of kind {}",
-                gofmt::quote(&qualified(group, plural))
+                go_print::quote(&qualified(group, plural))
             ),
         );
         e.details = Some(json!({"group": group, "kind": plural}));

@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::gofmt::{self, GoNumber};
+use super::go_print::{self, GoNumber};
 
 /// The field path Go prints for a nil `*field.Path`.
 pub const NIL_PATH: &str = "<nil>";
@@ -103,7 +103,7 @@ impl BadValue {
         match value {
             Value::Bool(b) => BadValue::Bool(*b),
             Value::String(s) => BadValue::Str(s.clone()),
-            Value::Number(n) => match gofmt::go_number(n) {
+            Value::Number(n) => match go_print::go_number(n) {
                 GoNumber::Int(i) => BadValue::Int(i),
                 GoNumber::Float(f) => BadValue::Float(f),
             },
@@ -120,10 +120,10 @@ impl BadValue {
         Some(match self {
             BadValue::Omitted => return None,
             BadValue::Int(i) => i.to_string(),
-            BadValue::Float(f) => gofmt::format_float(*f),
+            BadValue::Float(f) => go_print::format_float(*f),
             BadValue::Bool(b) => b.to_string(),
-            BadValue::Str(s) => gofmt::quote(s),
-            BadValue::Json(v) => gofmt::marshal(v),
+            BadValue::Str(s) => go_print::quote(s),
+            BadValue::Json(v) => go_print::marshal(v),
             BadValue::Marshalled(s) => s.clone(),
         })
     }
@@ -172,7 +172,7 @@ impl FieldError {
         let detail = if supported.is_empty() {
             String::new()
         } else {
-            let quoted: Vec<String> = supported.iter().map(|s| gofmt::quote(s)).collect();
+            let quoted: Vec<String> = supported.iter().map(|s| go_print::quote(s)).collect();
             format!("supported values: {}", quoted.join(", "))
         };
         Self::new(ErrorType::NotSupported, field, value, detail)
@@ -332,7 +332,7 @@ pub fn invalid_message(kind: &str, group: &str, name: &str, errors: &[FieldError
     } else {
         format!("{kind}.{group}")
     };
-    let name = gofmt::quote(name);
+    let name = go_print::quote(name);
     match aggregate(errors) {
         None => format!("{qualified} {name} is invalid"),
         Some(agg) => format!("{qualified} {name} is invalid: {agg}"),

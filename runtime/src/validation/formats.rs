@@ -4,14 +4,14 @@
 //! A format the apiserver does not know is stripped from the schema and so never checked;
 //! `int32`/`int64` on integers and `float`/`double` on numbers are kept (they bound the
 //! value's range instead). Known approximations of Go's behaviour: `email` (Go's RFC 5322
-//! parser, see `netfmt::is_email`), `\p{..}` classes in `hostname` follow Rust's Unicode
+//! parser, see `go_net::is_email`), `\p{..}` classes in `hostname` follow Rust's Unicode
 //! tables rather than Go's, and unassigned code points print unescaped in `%q`.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::netfmt::{self, IpSyntax};
+use super::go_net::{self, IpSyntax};
 
 use kubegen_go::formats::normalize;
 pub use kubegen_go::formats::{is_string_format, is_validated};
@@ -65,17 +65,17 @@ static DURATION_PART: LazyLock<Regex> = LazyLock::new(|| re(r"(([0-9]+)[\t\n\f\r
 pub fn validates(format: &str, value: &str) -> bool {
     match normalize(format).as_str() {
         "bsonobjectid" => value.len() == 24 && value.bytes().all(|b| b.is_ascii_hexdigit()),
-        "uri" => netfmt::is_request_uri(value),
-        "email" => netfmt::is_email(value),
+        "uri" => go_net::is_request_uri(value),
+        "email" => go_net::is_email(value),
         "hostname" => {
             HOSTNAME.is_match(value)
                 && value.len() <= 255
                 && value.split('.').all(|p| p.len() <= 63)
         }
-        "ipv4" => netfmt::is_ip(value, IpSyntax::Sloppy) && value.contains('.'),
-        "ipv6" => netfmt::is_ip(value, IpSyntax::Strict) && value.contains(':'),
-        "cidr" => netfmt::is_cidr(value),
-        "mac" => netfmt::is_mac(value),
+        "ipv4" => go_net::is_ip(value, IpSyntax::Sloppy) && value.contains('.'),
+        "ipv6" => go_net::is_ip(value, IpSyntax::Strict) && value.contains(':'),
+        "cidr" => go_net::is_cidr(value),
+        "mac" => go_net::is_mac(value),
         "uuid" => UUID.is_match(value),
         "uuid3" => UUID3.is_match(value),
         "uuid4" => UUID4.is_match(value),

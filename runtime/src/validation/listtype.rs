@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::field::{self, BadValue, FieldError};
-use super::gofmt::{self, GoNumber};
+use super::go_print::{self, GoNumber};
 use super::schema::{Additional, Schema};
 
 /// Every set and map list in `object` (a whole object or any object node of it) that
@@ -73,11 +73,11 @@ fn identity(v: &Value) -> String {
         Value::Null => "null".into(),
         Value::Bool(b) => format!("b:{b}"),
         Value::String(s) => format!("s:{s}"),
-        Value::Number(n) => match gofmt::go_number(n) {
+        Value::Number(n) => match go_print::go_number(n) {
             GoNumber::Int(i) => format!("i:{i}"),
             GoNumber::Float(f) => format!("f:{}", f.to_bits()),
         },
-        Value::Array(_) | Value::Object(_) => format!("c:{}", gofmt::marshal(v)),
+        Value::Array(_) | Value::Object(_) => format!("c:{}", go_print::marshal(v)),
     }
 }
 

@@ -253,14 +253,15 @@ pub(crate) fn verdict(
 pub(crate) struct Prepared {
     pub(crate) schema: Value,
     validator: ResourceValidator,
-    field_types: OnceLock<crate::fieldpath::schema::Schema>,
+    field_types: OnceLock<crate::fieldpath::schema::KindTypes>,
 }
 
 impl Prepared {
     /// The kind's field types, as the apiserver builds them from its CRD schema.
-    pub(crate) fn field_types(&self) -> &crate::fieldpath::schema::Schema {
-        self.field_types
-            .get_or_init(|| crate::fieldpath::schema::Schema::from_openapi_or_deduced(&self.schema))
+    pub(crate) fn field_types(&self) -> &crate::fieldpath::schema::KindTypes {
+        self.field_types.get_or_init(|| {
+            crate::fieldpath::schema::KindTypes::from_openapi_or_deduced(&self.schema)
+        })
     }
 }
 

@@ -30,12 +30,12 @@ pub mod cel;
 pub(crate) mod decode;
 pub mod field;
 pub mod formats;
-pub mod gofmt;
+pub(crate) mod go_net;
+pub(crate) mod go_print;
 pub mod listtype;
 pub(crate) mod local;
 mod maplist;
 pub(crate) mod names;
-pub(crate) mod netfmt;
 mod numbers;
 pub mod objectmeta;
 pub mod openapi;
@@ -325,8 +325,8 @@ fn nested<'a>(
                 return Err(format!(
                     ".{} accessor error: {} is of the type {}, expected map[string]interface{{}}",
                     fields[..=i].join("."),
-                    gofmt::print(other),
-                    gofmt::type_name(other)
+                    go_print::print(other),
+                    go_print::type_name(other)
                 ));
             }
         }
@@ -337,8 +337,8 @@ fn nested<'a>(
         Err(format!(
             ".{} accessor error: {} is of the type {}, expected {expected}",
             fields.join("."),
-            gofmt::print(value),
-            gofmt::type_name(value)
+            go_print::print(value),
+            go_print::type_name(value)
         ))
     }
 }

@@ -5,7 +5,7 @@
 use serde_json::Number;
 
 use super::field::BadValue;
-use super::gofmt::{self, GoNumber};
+use super::go_print::{self, GoNumber};
 use super::openapi::{Code, OpenApiError, Outcome, in_body};
 use super::schema::Schema;
 use super::values::is_json_integer;
@@ -20,7 +20,7 @@ fn range_error(
 ) -> Option<String> {
     let text = match value {
         GoNumber::Int(i) => i.to_string(),
-        GoNumber::Float(f) => gofmt::plain_decimal(*f),
+        GoNumber::Float(f) => go_print::plain_decimal(*f),
     };
     let fits = match (type_name, format) {
         ("integer", "int32") => text.parse::<i32>().is_ok(),
@@ -87,7 +87,7 @@ fn bound(
         data < limit || (exclusive && data <= limit)
     };
     fails.then(|| {
-        let message = bound_message(path, upper, exclusive, &gofmt::format_float(limit));
+        let message = bound_message(path, upper, exclusive, &go_print::format_float(limit));
         validation(path, BadValue::Float(data), message)
     })
 }
@@ -109,7 +109,7 @@ fn multiple(value: &GoNumber, factor: f64, native: bool, path: &str) -> Option<O
     if factor <= 0.0 {
         let message = format!(
             "factor MultipleOf declared for {path} must be positive: {}",
-            gofmt::format_float(factor)
+            go_print::format_float(factor)
         );
         return Some(validation(path, BadValue::Float(factor), message));
     }
@@ -122,7 +122,7 @@ fn multiple(value: &GoNumber, factor: f64, native: bool, path: &str) -> Option<O
         let message = format!(
             "{} should be a multiple of {}",
             in_body(path),
-            gofmt::format_float(factor)
+            go_print::format_float(factor)
         );
         validation(path, BadValue::Float(data), message)
     })
@@ -146,7 +146,7 @@ pub(super) fn number_check(s: &Schema, n: &Number, path: &str) -> Outcome {
         _ => ("", None),
     };
     let format = format.unwrap_or("");
-    let value = gofmt::go_number(n);
+    let value = go_print::go_number(n);
     let mut result = Outcome::default();
     if let Some(e) = range_error(&value, type_name, format, "Checked", path) {
         result.add(OpenApiError::Plain(e));
@@ -196,7 +196,7 @@ mod tests {
 
     #[test]
     fn plain_decimals_never_use_exponents() {
-        use gofmt::plain_decimal;
+        use go_print::plain_decimal;
         assert_eq!(plain_decimal(1.5), "1.5");
         assert_eq!(plain_decimal(3.0), "3");
         assert_eq!(plain_decimal(1e21), "1000000000000000000000");

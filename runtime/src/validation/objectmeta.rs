@@ -7,7 +7,7 @@
 use serde_json::{Map, Value};
 
 use super::field::{self, BadValue, FieldError};
-use super::gofmt;
+use super::go_print;
 use super::names::{self, NameRule};
 use super::schema::{Additional, Schema};
 
@@ -141,9 +141,9 @@ fn marshal_owner(r: &Map<String, Value>) -> String {
         if i > 0 {
             out.push(',');
         }
-        gofmt::json_string(key, &mut out);
+        go_print::json_string(key, &mut out);
         out.push(':');
-        gofmt::json_string(r.get(*key).and_then(Value::as_str).unwrap_or(""), &mut out);
+        go_print::json_string(r.get(*key).and_then(Value::as_str).unwrap_or(""), &mut out);
     }
     for key in ["controller", "blockOwnerDeletion"] {
         if let Some(Value::Bool(b)) = r.get(key) {
@@ -282,7 +282,7 @@ pub fn validate_update(new: &Value, old: &Value, path: &str) -> Vec<FieldError> 
         extra.sort_unstable();
         extra.dedup();
         if !extra.is_empty() {
-            let quoted: Vec<String> = extra.iter().map(|f| gofmt::quote(f)).collect();
+            let quoted: Vec<String> = extra.iter().map(|f| go_print::quote(f)).collect();
             errs.push(FieldError::forbidden(
                 &field::child(path, "finalizers"),
                 format!(

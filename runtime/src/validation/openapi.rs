@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use super::field::{self, BadValue, FieldError, NIL_PATH};
 use super::formats;
-use super::gofmt;
+use super::go_print;
 use super::maplist::{MapList, correlated_equal};
 use super::schema::{Additional, Schema};
 
@@ -142,7 +142,7 @@ fn to_field_errors(root: Option<&str>, errors: Vec<OpenApiError>) -> Vec<FieldEr
                             .iter()
                             .map(|v| match v {
                                 Value::String(s) => s.clone(),
-                                other => gofmt::marshal(other),
+                                other => go_print::marshal(other),
                             })
                             .collect();
                         let value = value.unwrap_or(BadValue::Json(Value::Null));
@@ -258,7 +258,7 @@ impl Validator {
             if first_success.is_none() {
                 main.add(OpenApiError::Plain(format!(
                     "{} must validate at least one schema (anyOf)",
-                    gofmt::quote(path)
+                    go_print::quote(path)
                 )));
             }
             if let Some(b) = best.or(first_success) {
@@ -291,7 +291,7 @@ impl Validator {
                 };
                 main.add(OpenApiError::Plain(format!(
                     "{} must validate one and only one schema (oneOf). {found}",
-                    gofmt::quote(path)
+                    go_print::quote(path)
                 )));
                 if let Some(b) = best {
                     main.merge(b);
@@ -317,7 +317,7 @@ impl Validator {
                 };
                 main.add(OpenApiError::Plain(format!(
                     "{} must validate all the schemas (allOf){none}",
-                    gofmt::quote(path)
+                    go_print::quote(path)
                 )));
             }
         }
@@ -326,7 +326,7 @@ impl Validator {
         {
             main.add(OpenApiError::Plain(format!(
                 "{} must not validate the schema (not)",
-                gofmt::quote(path)
+                go_print::quote(path)
             )));
         }
         main.match_count += 1;

@@ -101,7 +101,7 @@ pub(crate) fn resource_version(rv: &str) -> Result<u64, String> {
     };
     Err(format!(
         "strconv.ParseUint: parsing {}: {why}",
-        super::gofmt::quote(rv)
+        super::go_print::quote(rv)
     ))
 }
 

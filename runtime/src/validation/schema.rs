@@ -6,7 +6,7 @@
 use kubegen_go::regexp::Regexp;
 use serde_json::{Map, Value};
 
-use super::cel::Rule;
+use super::cel::ValidationRule;
 use super::formats;
 
 /// A compiled schema node. Build one with [`Schema::new`].
@@ -43,7 +43,7 @@ pub struct Schema {
     pub(super) int_or_string: bool,
     pub(super) map_type: Option<String>,
     /// `x-kubernetes-validations`, evaluated by [`super::cel`].
-    pub(super) rules: Vec<Rule>,
+    pub(super) rules: Vec<ValidationRule>,
 }
 
 /// `additionalProperties`.
@@ -180,7 +180,7 @@ impl Schema {
                 .get("x-kubernetes-map-type")
                 .and_then(Value::as_str)
                 .map(str::to_owned),
-            rules: Rule::list(node.get("x-kubernetes-validations")),
+            rules: ValidationRule::list(node.get("x-kubernetes-validations")),
         }
     }
 

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::field::BadValue;
 use super::formats;
-use super::gofmt::{self, GoNumber};
+use super::go_print::{self, GoNumber};
 use super::openapi::{Code, OpenApiError, Outcome, in_body, set_valid};
 use super::schema::Schema;
 
@@ -15,7 +15,7 @@ fn type_of(value: &Value) -> (&'static str, &'static str) {
         Value::Null => ("null", ""),
         Value::Bool(_) => ("boolean", ""),
         Value::String(_) => ("string", ""),
-        Value::Number(n) => match gofmt::go_number(n) {
+        Value::Number(n) => match go_print::go_number(n) {
             GoNumber::Int(_) => ("integer", "int64"),
             GoNumber::Float(_) => ("number", "float64"),
         },
@@ -65,7 +65,7 @@ pub(super) fn type_check(s: &Schema, data: &Value, path: &str) -> Outcome {
             format!(
                 "{} must be of type {expected}: {}",
                 in_body(path),
-                gofmt::quote(found)
+                go_print::quote(found)
             ),
         ))
     };
@@ -152,7 +152,7 @@ pub(super) fn format_check(format: &str, text: &str, path: &str) -> Outcome {
         format!(
             "{} must be of type {format}: {}",
             in_body(path),
-            gofmt::quote(text)
+            go_print::quote(text)
         ),
     ))
 }
@@ -163,7 +163,7 @@ pub(super) fn enum_check(s: &Schema, data: &Value, path: &str) -> Outcome {
         return Outcome::default();
     }
     // Only compared with other messages (results drop duplicates); Go prints `%v`.
-    let rendered: Vec<String> = s.enumeration.iter().map(gofmt::marshal).collect();
+    let rendered: Vec<String> = s.enumeration.iter().map(go_print::marshal).collect();
     Outcome::error(OpenApiError::Validation {
         code: Code::Enum,
         name: path.to_owned(),
@@ -183,13 +183,15 @@ pub(super) fn enum_check(s: &Schema, data: &Value, path: &str) -> Outcome {
 /// string, a float64 truncates to an int64).
 fn enum_matches(data: &Value, allowed: &Value) -> bool {
     match (data, allowed) {
-        (Value::Number(d), Value::Number(a)) => match (gofmt::go_number(d), gofmt::go_number(a)) {
-            (GoNumber::Int(d), GoNumber::Int(a)) => d == a,
-            (GoNumber::Float(d), GoNumber::Float(a)) => d == a,
-            (GoNumber::Int(d), GoNumber::Float(a)) => d as f64 == a,
-            (GoNumber::Float(d), GoNumber::Int(a)) => d as i64 == a,
-        },
-        (Value::Number(d), Value::String(a)) => match gofmt::go_number(d) {
+        (Value::Number(d), Value::Number(a)) => {
+            match (go_print::go_number(d), go_print::go_number(a)) {
+                (GoNumber::Int(d), GoNumber::Int(a)) => d == a,
+                (GoNumber::Float(d), GoNumber::Float(a)) => d == a,
+                (GoNumber::Int(d), GoNumber::Float(a)) => d as f64 == a,
+                (GoNumber::Float(d), GoNumber::Int(a)) => d as i64 == a,
+            }
+        }
+        (Value::Number(d), Value::String(a)) => match go_print::go_number(d) {
             GoNumber::Int(i) => {
                 let c = u32::try_from(i)
                     .ok()

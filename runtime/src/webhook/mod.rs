@@ -36,7 +36,7 @@ mod server;
 mod tls;
 mod typed;
 
-pub use crate::endpoints::CONVERT_PATH;
+pub use crate::webhook_paths::CONVERT_PATH;
 pub use admission::{Admission, Denial, Mutator, Validator, Verdict};
 pub use convert::{ConversionError, Converter};
 pub use error::WebhookError;

@@ -9,8 +9,8 @@ use either::Either;
 
 use super::admission::{Mutator, Validator};
 use super::convert::Converter;
-use crate::endpoints::CORE_GROUP_SEGMENT;
-pub use crate::endpoints::{AdmissionType, WebhookKind, admission_path, webhook_name};
+use crate::webhook_paths::CORE_GROUP_SEGMENT;
+pub use crate::webhook_paths::{AdmissionType, WebhookKind, admission_path, webhook_name};
 
 /// Reads an admission path back: `None` for any other path.
 pub(super) fn parse_admission_path(path: &str) -> Option<(AdmissionType, WebhookKind)> {

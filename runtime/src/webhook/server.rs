@@ -189,7 +189,7 @@ async fn connection(
         // An error means the server is gone: stop as well.
         let _ = stopping.wait_for(|stop| *stop).await;
     };
-    crate::http1::serve_tls(tcp, &acceptor, handle, stop, "webhook").await;
+    crate::connection::serve_tls(tcp, &acceptor, handle, stop, "webhook").await;
 }
 
 async fn route(shared: &Shared, request: Request<Incoming>) -> Response<Body> {

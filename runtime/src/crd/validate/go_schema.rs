@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::validation::gofmt;
+use crate::validation::go_print;
 
 fn flag(node: &Map<String, Value>, key: &str) -> bool {
     node.get(key) == Some(&Value::Bool(true))
@@ -20,15 +20,15 @@ pub(super) fn go_schema(schema: &Value) -> String {
     let Value::Object(s) = schema else {
         return "null".into();
     };
-    let string = |k: &str| gofmt::marshal(&Value::String(text(s, k).to_owned()));
+    let string = |k: &str| go_print::marshal(&Value::String(text(s, k).to_owned()));
     let boolean = |k: &str| flag(s, k).to_string();
     let any = |k: &str| match s.get(k) {
         None => "null".to_owned(),
-        Some(v) => gofmt::marshal(v),
+        Some(v) => go_print::marshal(v),
     };
     let float = |k: &str| match s.get(k).and_then(Value::as_f64) {
         None => "null".to_owned(),
-        Some(f) => gofmt::json_float(f),
+        Some(f) => go_print::json_float(f),
     };
     let list = |k: &str| match s.get(k) {
         Some(Value::Array(items)) => {
@@ -46,7 +46,7 @@ pub(super) fn go_schema(schema: &Value) -> String {
                 .map(|key| {
                     format!(
                         "{}:{}",
-                        gofmt::marshal(&Value::String((*key).clone())),
+                        go_print::marshal(&Value::String((*key).clone())),
                         go_schema(&m[*key])
                     )
                 })
@@ -70,8 +70,8 @@ pub(super) fn go_schema(schema: &Value) -> String {
     let docs = match s.get("externalDocs").and_then(Value::as_object) {
         Some(d) => format!(
             "{{\"Description\":{},\"URL\":{}}}",
-            gofmt::marshal(&Value::String(text(d, "description").into())),
-            gofmt::marshal(&Value::String(text(d, "url").into()))
+            go_print::marshal(&Value::String(text(d, "description").into())),
+            go_print::marshal(&Value::String(text(d, "url").into()))
         ),
         None => "null".into(),
     };
@@ -141,7 +141,7 @@ pub(super) fn go_schema(schema: &Value) -> String {
 /// A `ValidationRule` marshalled as Go marshals the struct.
 fn go_rule(rule: &Value) -> String {
     let s = |k: &str| {
-        gofmt::marshal(&Value::String(
+        go_print::marshal(&Value::String(
             rule.get(k)
                 .and_then(Value::as_str)
                 .unwrap_or_default()
@@ -150,7 +150,7 @@ fn go_rule(rule: &Value) -> String {
     };
     let any = |k: &str| {
         rule.get(k)
-            .map_or_else(|| "null".to_owned(), gofmt::marshal)
+            .map_or_else(|| "null".to_owned(), go_print::marshal)
     };
     format!(
         "{{\"Rule\":{},\"Message\":{},\"MessageExpression\":{},\"Reason\":{},\"FieldPath\":{},\"OptionalOldSelf\":{}}}",

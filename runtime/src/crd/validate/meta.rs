@@ -4,8 +4,8 @@
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
 use super::Refusal;
+use crate::validation::go_net;
 use crate::validation::names::NameRule;
-use crate::validation::netfmt;
 use crate::validation::{BadValue, FieldError, field, objectmeta};
 
 /// The annotation that records a Kubernetes API review for a group under `k8s.io`.
@@ -87,7 +87,7 @@ pub(super) fn api_approval(crd: &CustomResourceDefinition) -> Vec<Refusal> {
                 "protected groups must have approval annotation \"{APPROVAL}\", see {APPROVAL_PR}"
             ),
         )
-    } else if value.starts_with("unapproved") || netfmt::is_url_with_host(value) {
+    } else if value.starts_with("unapproved") || go_net::is_url_with_host(value) {
         return Vec::new();
     } else {
         FieldError::invalid(

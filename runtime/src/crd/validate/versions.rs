@@ -7,7 +7,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use serde_json::Value;
 
 use super::Refusal;
-use crate::validation::{BadValue, FieldError, gofmt};
+use crate::validation::{BadValue, FieldError, go_print};
 
 const COLUMN_TYPES: &str = "boolean,date,integer,number,string";
 const COLUMN_FORMATS: &str = "byte,date,date-time,double,float,int32,int64,password";
@@ -30,7 +30,10 @@ pub(super) fn deprecation(version: &CustomResourceDefinitionVersion, i: usize) -
         }
         // Go also words control characters on their own, but checks printability first, and
         // no control character is printable.
-        if let Some((index, _)) = warning.char_indices().find(|(_, c)| !gofmt::is_print(*c)) {
+        if let Some((index, _)) = warning
+            .char_indices()
+            .find(|(_, c)| !go_print::is_print(*c))
+        {
             problems.push(format!(
                 "must only contain printable UTF-8 characters; non-printable character found at index {index}"
             ));

@@ -2,7 +2,7 @@
 //! (strategy `Webhook`) and the `MutatingWebhookConfiguration` and
 //! `ValidatingWebhookConfiguration` that send its admission reviews.
 //!
-//! Paths and webhook names come from [`crate::endpoints`], the same place the webhook server
+//! Paths and webhook names come from [`crate::webhook_paths`], the same place the webhook server
 //! reads them, so the manifests and the server agree by construction.
 //!
 //! ```
@@ -38,9 +38,11 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 
-use crate::endpoints::{AdmissionType, CONVERT_PATH, WebhookKind, admission_path, webhook_name};
 use crate::registry;
 use crate::resource::ResourceInfo;
+use crate::webhook_paths::{
+    AdmissionType, CONVERT_PATH, WebhookKind, admission_path, webhook_name,
+};
 /// The review version kubegen's webhook server speaks, for both conversion and admission.
 const REVIEW_VERSION: &str = "v1";
 /// The apiserver accepts `timeoutSeconds` from 1 to 30.

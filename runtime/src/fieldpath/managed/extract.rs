@@ -3,13 +3,13 @@
 
 use serde_json::Value;
 
-use crate::fieldpath::schema::Schema;
+use crate::fieldpath::schema::KindTypes;
 use crate::fieldpath::typed::{Duplicates, ValidationErrors};
 use crate::fieldpath::{FieldsV1Error, Set};
 
 /// Why an object's fields could not be extracted.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ExtractError {
+pub enum ExtractFieldsError {
     /// The object does not fit its schema.
     #[error("error converting obj to typed: {0}")]
     Typed(#[from] ValidationErrors),
@@ -24,11 +24,11 @@ pub enum ExtractError {
 /// The fields of `object` that `manager` applied (through `subresource`, empty for the main
 /// resource), with `apiVersion` and `kind`; `None` when it has no Apply entry.
 pub fn extract(
-    schema: &Schema,
+    schema: &KindTypes,
     object: &Value,
     manager: &str,
     subresource: &str,
-) -> Result<Option<Value>, ExtractError> {
+) -> Result<Option<Value>, ExtractFieldsError> {
     schema.validate(object, Duplicates::Reject)?;
     let entries = object["metadata"]["managedFields"].as_array();
     let Some(entry) = entries.into_iter().flatten().find(|e| {
@@ -44,7 +44,7 @@ pub fn extract(
     };
     let mut extracted = schema.extract_items(object, &set.leaves(), false);
     let Value::Object(fields) = &mut extracted else {
-        return Err(ExtractError::NotAnObject(manager.to_owned()));
+        return Err(ExtractFieldsError::NotAnObject(manager.to_owned()));
     };
     if !fields.contains_key("kind") && object["kind"].as_str().is_some_and(|k| !k.is_empty()) {
         fields.insert("kind".into(), object["kind"].clone());

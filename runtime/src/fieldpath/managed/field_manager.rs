@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 use super::conflict::Conflicts;
 use super::entries::{ManagedFields, ManagerId, Operation, VersionedSet, seconds};
 use super::last_applied;
-use super::updater::{Convert, UpdateError, Updater};
-use crate::fieldpath::schema::Schema;
+use super::updater::{Convert, TrackError, Updater};
+use crate::fieldpath::schema::KindTypes;
 use crate::fieldpath::typed::Duplicates;
 use crate::fieldpath::{Path, Set};
 
@@ -34,7 +34,7 @@ pub enum ApplyError {
 /// The field manager of one endpoint of a kind.
 pub struct FieldManager<'a> {
     /// The kind's schema per apiVersion (`None`: no such version).
-    pub schemas: &'a dyn Fn(&str) -> Option<&'a Schema>,
+    pub schemas: &'a dyn Fn(&str) -> Option<&'a KindTypes>,
     /// Converts objects between the kind's versions ([`relabel`](super::relabel) for a kind
     /// whose versions share one shape).
     pub convert: &'a Convert<'a>,
@@ -88,7 +88,7 @@ impl<'a> FieldManager<'a> {
         }
     }
 
-    fn schema(&self) -> Result<&'a Schema, String> {
+    fn schema(&self) -> Result<&'a KindTypes, String> {
         (self.schemas)(self.api_version)
             .ok_or_else(|| format!("no schema for {}", self.api_version))
     }
@@ -280,8 +280,8 @@ impl<'a> FieldManager<'a> {
             .updater()
             .apply(live, config, self.api_version, &managed.fields, &id, force)
             .map_err(|e| match e {
-                UpdateError::Conflicts(c) => ApplyError::Conflicts(c),
-                UpdateError::Failed(m) => ApplyError::Internal(m),
+                TrackError::Conflicts(c) => ApplyError::Conflicts(c),
+                TrackError::Failed(m) => ApplyError::Internal(m),
             })?;
         managed.fields = fields;
         strip(&mut managed, &id);

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::conflict::Conflicts;
 use crate::fieldpath::Set;
-use crate::fieldpath::schema::Schema;
+use crate::fieldpath::schema::KindTypes;
 use crate::fieldpath::typed::Duplicates;
 
 /// The annotation client-side apply records its configuration in.
@@ -23,7 +23,11 @@ fn annotation(object: &Value) -> Option<&str> {
 
 /// The fields `live`'s last-applied configuration sets to the values `live` has: conflicts on
 /// them are kubectl's own earlier client-side applies. `None` without a usable annotation.
-pub(super) fn allowed_conflicts(schema: &Schema, api_version: &str, live: &Value) -> Option<Set> {
+pub(super) fn allowed_conflicts(
+    schema: &KindTypes,
+    api_version: &str,
+    live: &Value,
+) -> Option<Set> {
     let last: Value = serde_json::from_str(annotation(live)?).ok()?;
     if last["apiVersion"].as_str() != Some(api_version) {
         return None;
@@ -61,5 +65,5 @@ pub(super) fn record(object: &mut Value, config: &Value) {
         a.remove(LAST_APPLIED);
     }
     object["metadata"]["annotations"][LAST_APPLIED] =
-        json!(format!("{}\n", crate::validation::gofmt::marshal(&last)));
+        json!(format!("{}\n", crate::validation::go_print::marshal(&last)));
 }

@@ -23,13 +23,13 @@ mod updater;
 
 pub use conflict::{Conflict, Conflicts};
 pub use entries::{ManagedFields, ManagedFieldsError, ManagerId, Operation, VersionedSet};
-pub use extract::{ExtractError, extract};
+pub use extract::{ExtractFieldsError, extract};
 pub use field_manager::{
     ApplyError, FieldManager, MAX_MANAGER_LENGTH, MAX_UPDATE_MANAGERS, manager_from_user_agent,
 };
 pub use last_applied::LAST_APPLIED;
 pub use scale::{SCALE_API_VERSION, ScaleHandler};
-pub use updater::{Convert, UpdateError, Updater, relabel};
+pub use updater::{Convert, TrackError, Updater, relabel};
 
 #[cfg(test)]
 mod tests;

@@ -5,13 +5,13 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::{ApplyError, FieldManager, ScaleHandler, extract, manager_from_user_agent};
-use crate::fieldpath::schema::Schema;
+use crate::fieldpath::schema::KindTypes;
 use crate::fieldpath::{Path, Set};
 
 const V1: &str = "g/v1";
 
-fn schema() -> Schema {
-    Schema::from_openapi(&json!({
+fn schema() -> KindTypes {
+    KindTypes::from_openapi(&json!({
         "type": "object",
         "properties": {
             "spec": {"type": "object", "properties": {
@@ -27,7 +27,7 @@ fn schema() -> Schema {
 }
 
 struct Fixture {
-    schema: Schema,
+    schema: KindTypes,
     reset: BTreeMap<String, Set>,
 }
 

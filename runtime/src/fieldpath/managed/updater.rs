@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::conflict::{Conflict, Conflicts};
 use super::entries::VersionedSet;
 use crate::fieldpath::Set;
-use crate::fieldpath::schema::Schema;
+use crate::fieldpath::schema::KindTypes;
 use crate::fieldpath::typed::{Comparison, Duplicates};
 use crate::fieldpath::value;
 
@@ -17,7 +17,7 @@ pub type Managers = BTreeMap<String, VersionedSet>;
 
 /// Why an Update or Apply could not be tracked.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum UpdateError {
+pub enum TrackError {
     /// The apply changes fields other managers own (and was not forced).
     #[error(transparent)]
     Conflicts(#[from] Conflicts),
@@ -46,7 +46,7 @@ pub fn relabel(object: &Value, api_version: &str) -> Result<Value, String> {
 pub struct Updater<'a> {
     /// The schema of each apiVersion of the kind; `None` for versions that do not exist
     /// (their managers are dropped).
-    pub schemas: &'a dyn Fn(&str) -> Option<&'a Schema>,
+    pub schemas: &'a dyn Fn(&str) -> Option<&'a KindTypes>,
     /// Converts objects between the kind's versions.
     pub convert: &'a Convert<'a>,
     /// Fields never tracked, per apiVersion: what the endpoint resets (status on the main
@@ -57,13 +57,13 @@ pub struct Updater<'a> {
 /// An object at one version, with that version's schema.
 struct Typed<'a> {
     value: Value,
-    schema: &'a Schema,
+    schema: &'a KindTypes,
 }
 
 impl<'a> Updater<'a> {
-    fn schema(&self, version: &str) -> Result<&'a Schema, UpdateError> {
+    fn schema(&self, version: &str) -> Result<&'a KindTypes, TrackError> {
         (self.schemas)(version)
-            .ok_or_else(|| UpdateError::Failed(format!("no schema for version {version}")))
+            .ok_or_else(|| TrackError::Failed(format!("no schema for version {version}")))
     }
 
     /// structured-merge-diff's `Converter.Convert`: `object` at version `to`, typed by `to`'s
@@ -95,12 +95,12 @@ impl<'a> Updater<'a> {
 
     /// Sets collapsed where the schema made containers atomic; managers of versions that no
     /// longer exist dropped (`reconcileManagedFieldsWithSchemaChanges`).
-    fn reconcile(&self, live: &Value, managers: &Managers) -> Result<Managers, UpdateError> {
+    fn reconcile(&self, live: &Value, managers: &Managers) -> Result<Managers, TrackError> {
         let mut out = Managers::new();
         for (manager, vs) in managers {
             let Some(typed) = self
                 .convert(live, &vs.api_version)
-                .map_err(UpdateError::Failed)?
+                .map_err(TrackError::Failed)?
             else {
                 continue;
             };
@@ -124,7 +124,7 @@ impl<'a> Updater<'a> {
         managers: &mut Managers,
         workflow: &str,
         force: bool,
-    ) -> Result<Comparison, UpdateError> {
+    ) -> Result<Comparison, TrackError> {
         let compare = compare_at(self.schema(version)?, old, new)?;
         let compare = self.filtered(version, compare);
         // Comparisons at the other versions managers hold their fields in.
@@ -138,7 +138,7 @@ impl<'a> Updater<'a> {
             }
             if vs.api_version != version && !versions.contains_key(&vs.api_version) {
                 let failed = |which: &str, e: String| {
-                    UpdateError::Failed(format!("failed to convert {which} object: {e}"))
+                    TrackError::Failed(format!("failed to convert {which} object: {e}"))
                 };
                 let Some(old) = self
                     .convert(old, &vs.api_version)
@@ -179,7 +179,7 @@ impl<'a> Updater<'a> {
                     })
                 })
                 .collect();
-            return Err(UpdateError::Conflicts(Conflicts(list)));
+            return Err(TrackError::Conflicts(Conflicts(list)));
         }
         for (manager, set) in conflicts.iter().chain(&removed) {
             if let Some(vs) = managers.get_mut(manager) {
@@ -206,7 +206,7 @@ impl<'a> Updater<'a> {
         version: &str,
         managers: &Managers,
         manager: &str,
-    ) -> Result<Managers, UpdateError> {
+    ) -> Result<Managers, TrackError> {
         let mut managers = self.reconcile(live, managers)?;
         let compare = self.update_managers(live, new, version, &mut managers, manager, true)?;
         let previous = managers
@@ -241,16 +241,16 @@ impl<'a> Updater<'a> {
         managers: &Managers,
         manager: &str,
         force: bool,
-    ) -> Result<(Option<Value>, Managers), UpdateError> {
+    ) -> Result<(Option<Value>, Managers), TrackError> {
         let schema = self.schema(version)?;
         let mut managers = self.reconcile(live, managers)?;
         let merged = schema
             .merge(live, config)
-            .map_err(|e| UpdateError::Failed(format!("failed to merge config: {e}")))?;
+            .map_err(|e| TrackError::Failed(format!("failed to merge config: {e}")))?;
         let last = managers.get(manager).cloned();
         let set = schema
             .to_field_set(config)
-            .map_err(|e| UpdateError::Failed(format!("failed to get field set: {e}")))?;
+            .map_err(|e| TrackError::Failed(format!("failed to get field set: {e}")))?;
         managers.insert(
             manager.to_owned(),
             VersionedSet {
@@ -261,7 +261,7 @@ impl<'a> Updater<'a> {
         );
         let merged = self
             .prune(merged, &managers, manager, last.as_ref())
-            .map_err(|e| UpdateError::Failed(format!("failed to prune fields: {e}")))?;
+            .map_err(|e| TrackError::Failed(format!("failed to prune fields: {e}")))?;
         self.update_managers(live, &merged, version, &mut managers, manager, force)?;
         let changed = !value::equals(live, &merged);
         Ok((changed.then_some(merged), managers))
@@ -389,12 +389,12 @@ impl<'a> Updater<'a> {
     }
 }
 
-fn compare_at(schema: &Schema, old: &Value, new: &Value) -> Result<Comparison, UpdateError> {
+fn compare_at(schema: &KindTypes, old: &Value, new: &Value) -> Result<Comparison, TrackError> {
     schema
         .compare(old, new)
-        .map_err(|e| UpdateError::Failed(format!("failed to compare objects: {e}")))
+        .map_err(|e| TrackError::Failed(format!("failed to compare objects: {e}")))
 }
 
-fn field_set(schema: &Schema, value: &Value) -> Result<Set, String> {
+fn field_set(schema: &KindTypes, value: &Value) -> Result<Set, String> {
     schema.to_field_set(value).map_err(|e| e.to_string())
 }

@@ -2,8 +2,8 @@
 //! sets, or maps keyed by some of their items' fields) and maps (structs with declared fields
 //! and/or an element type; granular or atomic).
 //!
-//! A [`Schema`] is built from a CRD version's OpenAPI v3 schema with
-//! [`Schema::from_openapi`], the way the apiserver builds the type converter it tracks field
+//! A [`KindTypes`] is built from a CRD version's OpenAPI v3 schema with
+//! [`KindTypes::from_openapi`], the way the apiserver builds the type converter it tracks field
 //! ownership with: `metadata` (at the root and in embedded resources) is Kubernetes'
 //! `ObjectMeta`, `apiVersion` and `kind` are strings, nodes without a type
 //! (`x-kubernetes-int-or-string`, `x-kubernetes-preserve-unknown-fields`) may hold a scalar, a
@@ -15,7 +15,7 @@ mod openapi;
 
 use serde_json::Value;
 
-/// A reference to a type of a [`Schema`]; [`TypeRef::NONE`] is "no type": a map whose element
+/// A reference to a type of a [`KindTypes`]; [`TypeRef::NONE`] is "no type": a map whose element
 /// type is none accepts only its declared fields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TypeRef(Option<u32>);
@@ -155,7 +155,7 @@ pub struct Parts {
 
 /// The types of one kind (one version of it), with the kind's root type.
 #[derive(Clone, Debug)]
-pub struct Schema {
+pub struct KindTypes {
     atoms: Vec<Atom>,
     root: TypeRef,
 }
@@ -165,7 +165,7 @@ pub struct Schema {
 #[error("cannot type the schema: {}", .0.join("; "))]
 pub struct SchemaError(pub Vec<String>);
 
-impl Schema {
+impl KindTypes {
     /// The root type: the kind's object.
     pub fn root(&self) -> TypeRef {
         self.root
@@ -182,7 +182,7 @@ impl Schema {
     }
 
     /// The schema of `autoscaling/v1` `Scale`, the object of the scale subresource.
-    pub fn scale() -> Schema {
+    pub fn scale() -> KindTypes {
         let mut schema = openapi::Builder::new();
         let root = schema.kind(&builtin::scale(), false);
         schema.finish(root)

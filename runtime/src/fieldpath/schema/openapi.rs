@@ -4,12 +4,12 @@
 use serde_json::{Map as JsonMap, Value};
 
 use super::{
-    Atom, List, Map, Relationship, Scalar, Schema, SchemaError, StructField, TypeRef, builtin,
+    Atom, KindTypes, List, Map, Relationship, Scalar, SchemaError, StructField, TypeRef, builtin,
 };
 
-/// Builds a [`Schema`]'s types node by node.
+/// Builds a [`KindTypes`]'s types node by node.
 pub(super) struct Builder {
-    schema: Schema,
+    schema: KindTypes,
     untyped: TypeRef,
     deduced: TypeRef,
     object_meta: Option<TypeRef>,
@@ -18,7 +18,7 @@ pub(super) struct Builder {
 
 impl Builder {
     pub(super) fn new() -> Self {
-        let mut schema = Schema {
+        let mut schema = KindTypes {
             atoms: Vec::new(),
             root: TypeRef::NONE,
         };
@@ -61,7 +61,7 @@ impl Builder {
         }
     }
 
-    pub(super) fn finish(mut self, root: TypeRef) -> Schema {
+    pub(super) fn finish(mut self, root: TypeRef) -> KindTypes {
         self.schema.root = root;
         self.schema
     }
@@ -228,11 +228,11 @@ fn add_embedded(node: &mut Value) {
     }
 }
 
-impl Schema {
+impl KindTypes {
     /// The types of a kind from its CRD version's `openAPIV3Schema`, as the apiserver builds
     /// them. Errors name what the apiserver's converter would refuse (then it tracks fields
     /// without a schema).
-    pub fn from_openapi(open_api_v3_schema: &Value) -> Result<Schema, SchemaError> {
+    pub fn from_openapi(open_api_v3_schema: &Value) -> Result<KindTypes, SchemaError> {
         let mut b = Builder::new();
         let root = b.kind(open_api_v3_schema, false);
         if !b.errors.is_empty() {
@@ -243,13 +243,13 @@ impl Schema {
 
     /// The types the apiserver tracks a kind's fields with: from its schema, or — when the
     /// schema cannot be typed — by what the fields hold, as the apiserver falls back to.
-    pub fn from_openapi_or_deduced(open_api_v3_schema: &Value) -> Schema {
-        Schema::from_openapi(open_api_v3_schema).unwrap_or_else(|_| Schema::deduced())
+    pub fn from_openapi_or_deduced(open_api_v3_schema: &Value) -> KindTypes {
+        KindTypes::from_openapi(open_api_v3_schema).unwrap_or_else(|_| KindTypes::deduced())
     }
 
     /// The schema the apiserver falls back to when a kind has none: every field typed by what
     /// it holds.
-    pub fn deduced() -> Schema {
+    pub fn deduced() -> KindTypes {
         let b = Builder::new();
         let deduced = b.deduced;
         b.finish(deduced)

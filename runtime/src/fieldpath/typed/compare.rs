@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::validate::validate_scalar_pair;
 use super::{Handler, ValidationErrors, as_list, as_map, handler};
-use crate::fieldpath::schema::{List, Map, Relationship, Schema, TypeRef};
+use crate::fieldpath::schema::{KindTypes, List, Map, Relationship, TypeRef};
 use crate::fieldpath::{PathElement, Set, value};
 
 /// The fields a change added, modified and removed. Containers that appear or disappear are
@@ -39,12 +39,12 @@ impl Comparison {
 }
 
 struct Walk<'s> {
-    schema: &'s Schema,
+    schema: &'s KindTypes,
     path: Vec<PathElement>,
     out: Comparison,
 }
 
-impl Schema {
+impl KindTypes {
     /// Compares `lhs` (old) with `rhs` (new).
     pub fn compare(&self, lhs: &Value, rhs: &Value) -> Result<Comparison, ValidationErrors> {
         let mut w = Walk {

@@ -11,12 +11,12 @@ use super::compare::union_keys;
 use super::validate::validate_scalar_pair;
 use super::{Handler, ValidationErrors, as_list, as_map, handler};
 use crate::fieldpath::PathElement;
-use crate::fieldpath::schema::{List, Map, Relationship, Schema, TypeRef};
+use crate::fieldpath::schema::{KindTypes, List, Map, Relationship, TypeRef};
 
 /// A list's path elements in order, and each element's item (`None` when duplicated).
 type IndexedItems<'v> = (Vec<PathElement>, BTreeMap<PathElement, Option<&'v Value>>);
 
-impl Schema {
+impl KindTypes {
     /// Merges `rhs` (an applied configuration) into `lhs` (the live object).
     pub fn merge(&self, lhs: &Value, rhs: &Value) -> Result<Value, ValidationErrors> {
         let (out, errors) = self.merge_node(self.root(), Some(lhs), Some(rhs));

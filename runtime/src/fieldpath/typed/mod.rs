@@ -1,4 +1,4 @@
-//! What a [`Schema`] makes of JSON values: validation, field sets, comparison, the apply merge
+//! What a [`KindTypes`] makes of JSON values: validation, field sets, comparison, the apply merge
 //! and removing or extracting fields — structured-merge-diff's `typed` package.
 //!
 //! Every walk resolves the type at each node, takes the part of it the value matches (a node
@@ -19,7 +19,7 @@ use serde_json::Value;
 pub use compare::Comparison;
 
 use super::PathElement;
-use super::schema::{Atom, List, Parts, Relationship, Schema, TypeRef};
+use super::schema::{Atom, KindTypes, List, Parts, Relationship, TypeRef};
 
 /// A value that does not fit its type, at a path printed as the apiserver prints it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,7 +126,7 @@ pub(crate) fn handler<'a>(atom: &'a Atom, parts: Parts) -> Option<Handler<'a>> {
     None
 }
 
-impl Schema {
+impl KindTypes {
     pub(crate) fn atom(&self, ty: TypeRef) -> Result<&Atom, ValidationErrors> {
         self.resolve(ty).ok_or_else(|| {
             ValidationErrors::one("schema error: no type found matching: inlined type")
@@ -181,7 +181,7 @@ impl Schema {
             let quoted: Vec<String> = list
                 .keys
                 .iter()
-                .map(|k| crate::validation::gofmt::quote(k))
+                .map(|k| crate::validation::go_print::quote(k))
                 .collect();
             return Err(format!(
                 "associative list with keys has an element that omits all key fields [{}] (and doesn't have default values for any key fields)",

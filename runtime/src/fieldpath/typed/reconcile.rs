@@ -3,10 +3,10 @@
 //! them to be.
 
 use super::{Handler, handler};
-use crate::fieldpath::schema::{Atom, Parts, Relationship, Scalar, Schema, TypeRef};
+use crate::fieldpath::schema::{Atom, KindTypes, Parts, Relationship, Scalar, TypeRef};
 use crate::fieldpath::{PathElement, Set};
 
-impl Schema {
+impl KindTypes {
     /// `set` with every struct field that has members below it made a member too (so that
     /// removing a manager's set removes the structs it alone filled).
     pub fn ensure_named_fields_are_members(&self, set: &Set) -> Set {
@@ -53,7 +53,7 @@ impl Schema {
 }
 
 struct Reconcile<'s> {
-    schema: &'s Schema,
+    schema: &'s KindTypes,
     path: Vec<PathElement>,
     remove: Set,
     add: Set,
@@ -139,7 +139,7 @@ impl Reconcile<'_> {
 
 /// A map of undeclared entries typed by what they hold (no declared fields, untyped scalar
 /// elements): nothing to reconcile below it.
-fn is_untyped_deduced(schema: &Schema, atom: &Atom) -> bool {
+fn is_untyped_deduced(schema: &KindTypes, atom: &Atom) -> bool {
     let Some(map) = &atom.map else { return false };
     map.fields.is_empty()
         && schema

@@ -4,10 +4,10 @@
 use serde_json::{Map as JsonMap, Value};
 
 use super::{Handler, handler};
-use crate::fieldpath::schema::{Relationship, Schema, TypeRef};
+use crate::fieldpath::schema::{KindTypes, Relationship, TypeRef};
 use crate::fieldpath::{PathElement, Set};
 
-impl Schema {
+impl KindTypes {
     /// `value` without the members of `set`. A container whose entries all go stays, empty.
     pub fn remove_items(&self, value: &Value, set: &Set) -> Value {
         self.walk_remove(self.root(), value, set, false)

@@ -3,11 +3,11 @@
 use serde_json::{Value, json};
 
 use super::Duplicates;
-use crate::fieldpath::schema::Schema;
+use crate::fieldpath::schema::KindTypes;
 use crate::fieldpath::{Path, PathElement, Set};
 
-fn schema() -> Schema {
-    Schema::from_openapi(&json!({
+fn schema() -> KindTypes {
+    KindTypes::from_openapi(&json!({
         "type": "object",
         "properties": {
             "spec": {"type": "object", "properties": {

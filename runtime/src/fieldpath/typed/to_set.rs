@@ -5,10 +5,10 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::{Handler, ValidationErrors, handler};
-use crate::fieldpath::schema::{Relationship, Schema, TypeRef};
+use crate::fieldpath::schema::{KindTypes, Relationship, TypeRef};
 use crate::fieldpath::{PathElement, Set};
 
-impl Schema {
+impl KindTypes {
     /// The fields `value` sets: every scalar and atomic container, every list item (by key or
     /// value), and every map entry that is null, empty, or not a declared struct field.
     /// Structs that only contain fields are not members themselves.

@@ -5,9 +5,9 @@ use serde_json::Value;
 
 use super::{Duplicates, Handler, ValidationErrors, handler};
 use crate::fieldpath::PathElement;
-use crate::fieldpath::schema::{List, Map, Relationship, Scalar, Schema, TypeRef};
+use crate::fieldpath::schema::{KindTypes, List, Map, Relationship, Scalar, TypeRef};
 
-impl Schema {
+impl KindTypes {
     /// Checks `value` against the root type: scalars of the declared kind, no undeclared
     /// fields (outside maps with an element type), well-formed list keys, and no duplicate
     /// keys unless `duplicates` allows them.
@@ -192,7 +192,11 @@ fn go_sharp_v(v: &Value) -> String {
         Value::Object(m) => format!(
             "map[string]interface {{}}{{{}}}",
             m.iter()
-                .map(|(k, v)| format!("{}:{}", crate::validation::gofmt::quote(k), go_sharp_v(v)))
+                .map(|(k, v)| format!(
+                    "{}:{}",
+                    crate::validation::go_print::quote(k),
+                    go_sharp_v(v)
+                ))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::validation::gofmt;
+use crate::validation::go_print;
 
 /// Go's `for i, r := range s`: each rune with its byte offset, an invalid byte being
 /// U+FFFD of width 1.
@@ -24,12 +24,12 @@ pub fn runes(bytes: &[u8]) -> Vec<(usize, char, usize)> {
     out
 }
 
-/// Go's `strconv.Quote` (`%q`) of a byte string: as [`gofmt::quote`], with each invalid
+/// Go's `strconv.Quote` (`%q`) of a byte string: as [`go_print::quote`], with each invalid
 /// byte written `\xNN`.
 pub fn quote(bytes: &[u8]) -> String {
     let mut out = String::from("\"");
     for chunk in bytes.utf8_chunks() {
-        let valid = gofmt::quote(chunk.valid());
+        let valid = go_print::quote(chunk.valid());
         out.push_str(&valid[1..valid.len() - 1]);
         for b in chunk.invalid() {
             let _ = write!(out, "\\x{b:02x}");

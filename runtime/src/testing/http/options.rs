@@ -158,7 +158,7 @@ fn parse_int_error(value: &str, e: &std::num::ParseIntError) -> String {
     };
     format!(
         "strconv.ParseInt: parsing {}: {why}",
-        crate::validation::gofmt::quote(value)
+        crate::validation::go_print::quote(value)
     )
 }
 

@@ -8,7 +8,7 @@ use super::{
     DELETE_FROM_PRIMITIVE_LIST, PATCH, RETAIN_KEYS, SET_ELEMENT_ORDER, SmpError, bad_arg_type,
     bad_patch_type, meta, no_merge_key,
 };
-use crate::validation::gofmt;
+use crate::validation::go_print;
 
 type Object = Map<String, Value>;
 
@@ -338,8 +338,8 @@ fn validate_order(patch: &[Value], order: &[Value], merge_key: &str) -> Result<(
     if p < items.len() && o >= order.len() {
         return Err(SmpError::Internal(format!(
             "The order in patch list:\n{}\n doesn't match {SET_ELEMENT_ORDER} list:\n{}\n",
-            gofmt::print(&Value::Array(patch.to_vec())),
-            gofmt::print(&Value::Array(order.to_vec())),
+            go_print::print(&Value::Array(patch.to_vec())),
+            go_print::print(&Value::Array(order.to_vec())),
         )));
     }
     Ok(())
@@ -391,9 +391,9 @@ fn go_type(value: &Value) -> GoType {
     match value {
         Value::Null => GoType::Nil,
         Value::Bool(_) => GoType::Bool,
-        Value::Number(n) => match gofmt::go_number(n) {
-            gofmt::GoNumber::Int(_) => GoType::Int,
-            gofmt::GoNumber::Float(_) => GoType::Float,
+        Value::Number(n) => match go_print::go_number(n) {
+            go_print::GoNumber::Int(_) => GoType::Int,
+            go_print::GoNumber::Float(_) => GoType::Float,
         },
         Value::String(_) => GoType::String,
         Value::Array(_) => GoType::Slice,
@@ -422,7 +422,7 @@ fn element_kind(lists: &[&[Value]]) -> Result<ElementKind, SmpError> {
                 let lists = lists.iter().map(|l| Value::Array(l.to_vec())).collect();
                 return Err(SmpError::Internal(format!(
                     "list element types are not identical: {}",
-                    gofmt::print(&Value::Array(lists))
+                    go_print::print(&Value::Array(lists))
                 )));
             }
             Some(_) => {}

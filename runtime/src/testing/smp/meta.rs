@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::SmpError;
-use crate::validation::gofmt;
+use crate::validation::go_print;
 
 /// A field's `patchStrategy` and `patchMergeKey`.
 pub(super) struct PatchMeta<'a> {
@@ -71,7 +71,7 @@ pub(super) fn for_struct<'a>(
         None => Err(SmpError::Internal(format!(
             "unable to find api field in struct {} for the json field {}",
             struct_name(schema),
-            gofmt::quote(key)
+            go_print::quote(key)
         ))),
     }
 }

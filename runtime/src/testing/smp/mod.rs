@@ -30,7 +30,7 @@ mod tests;
 use serde_json::{Map, Value};
 
 use super::status::ApiError;
-use crate::validation::gofmt;
+use crate::validation::go_print;
 
 /// `$patch`: a directive in a map or a list item.
 const PATCH: &str = "$patch";
@@ -132,7 +132,7 @@ pub fn apply_leaving_patch(
 pub fn patch_value_for_message(patch: &Value) -> String {
     match patch {
         Value::Null => "map[]".into(),
-        other => gofmt::print(other),
+        other => go_print::print(other),
     }
 }
 
@@ -150,7 +150,7 @@ fn json_kind(value: &Value) -> &'static str {
 fn no_merge_key(item: &Value, key: &str) -> SmpError {
     SmpError::Internal(format!(
         "map: {} does not contain declared merge key: {key}",
-        gofmt::print(item)
+        go_print::print(item)
     ))
 }
 
@@ -159,7 +159,7 @@ fn no_merge_key(item: &Value, key: &str) -> SmpError {
 fn bad_arg_type(expected: &str, actual: &Value) -> SmpError {
     let actual = match actual {
         Value::Null => "%!s(<nil>)",
-        other => gofmt::type_name(other),
+        other => go_print::type_name(other),
     };
     SmpError::Internal(format!("expected a {expected}, but received a {actual}"))
 }
@@ -169,7 +169,7 @@ fn bad_patch_type(directive: &Value, map: &Value) -> SmpError {
     SmpError::Internal(format!(
         "unknown patch type: {} in map: {}",
         print_s(directive),
-        gofmt::print(map)
+        go_print::print(map)
     ))
 }
 
@@ -189,6 +189,10 @@ fn print_s(value: &Value) -> String {
                 .collect();
             format!("map[{}]", parts.join(" "))
         }
-        scalar => format!("%!s({}={})", gofmt::type_name(scalar), gofmt::print(scalar)),
+        scalar => format!(
+            "%!s({}={})",
+            go_print::type_name(scalar),
+            go_print::print(scalar)
+        ),
     }
 }

@@ -10,19 +10,19 @@ use super::*;
 use crate::fieldpath::managed::{
     ApplyError, FieldManager, SCALE_API_VERSION, ScaleHandler, relabel,
 };
-use crate::fieldpath::schema::Schema;
+use crate::fieldpath::schema::KindTypes;
 use crate::fieldpath::{Path, Set};
 use crate::schema::defaulting::{apply_defaults, drop_nulls};
 use crate::validation::openapi;
 
-static SCALE_SCHEMA: LazyLock<Schema> = LazyLock::new(Schema::scale);
+static SCALE_SCHEMA: LazyLock<KindTypes> = LazyLock::new(KindTypes::scale);
 
-fn scale_schema(api_version: &str) -> Option<&'static Schema> {
+fn scale_schema(api_version: &str) -> Option<&'static KindTypes> {
     (api_version == SCALE_API_VERSION).then_some(&*SCALE_SCHEMA)
 }
 
 /// The field types of the kind's version `api_version` (`group/version`).
-fn version_schema<'a>(kind: &'a KindEntry, api_version: &str) -> Option<&'a Schema> {
+fn version_schema<'a>(kind: &'a KindEntry, api_version: &str) -> Option<&'a KindTypes> {
     kind.versions
         .iter()
         .find(|v| kind.api_version(v.name) == api_version)

@@ -83,7 +83,7 @@ fn entry(versions: &[&'static Resource]) -> KindEntry {
             VersionEntry {
                 name: &r.version,
                 served: true,
-                types: crate::fieldpath::schema::Schema::from_openapi_or_deduced(&schema),
+                types: crate::fieldpath::schema::KindTypes::from_openapi_or_deduced(&schema),
                 schema,
                 status: r.subresource("status").is_some(),
                 scale,

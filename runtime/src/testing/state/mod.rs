@@ -44,7 +44,7 @@ pub struct VersionEntry {
     pub status: bool,
     pub scale: Option<ScaleInfo>,
     /// The field types managed fields are tracked with.
-    pub types: crate::fieldpath::schema::Schema,
+    pub types: crate::fieldpath::schema::KindTypes,
     /// Field-selector paths without the leading dot.
     pub selectable: Vec<String>,
     /// The apiserver's checks for this version, with the schema compiled once.
@@ -99,7 +99,7 @@ impl KindEntry {
                 VersionEntry {
                     name: i.version,
                     served: i.served,
-                    types: crate::fieldpath::schema::Schema::from_openapi_or_deduced(&schema),
+                    types: crate::fieldpath::schema::KindTypes::from_openapi_or_deduced(&schema),
                     schema,
                     status: i.status,
                     scale: i.scale,

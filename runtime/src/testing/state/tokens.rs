@@ -193,7 +193,7 @@ fn strings(value: &Value) -> Vec<String> {
 fn go_quoted(list: &[String]) -> String {
     let quoted: Vec<String> = list
         .iter()
-        .map(|s| crate::validation::gofmt::quote(s))
+        .map(|s| crate::validation::go_print::quote(s))
         .collect();
     format!("[{}]", quoted.join(" "))
 }

@@ -19,7 +19,7 @@ use kubegen_go::cel::escape;
 
 /// One entry of `x-kubernetes-validations`, as written in the CRD.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Rule {
+pub struct ValidationRule {
     /// The CEL expression that must hold (`rule`).
     pub rule: String,
     /// The message when it does not (`message`).
@@ -34,9 +34,9 @@ pub struct Rule {
     pub optional_old_self: bool,
 }
 
-impl Rule {
+impl ValidationRule {
     /// The rules of an `x-kubernetes-validations` array (anything else has none).
-    pub fn list(validations: Option<&Value>) -> Vec<Rule> {
+    pub fn list(validations: Option<&Value>) -> Vec<ValidationRule> {
         let Some(Value::Array(rules)) = validations else {
             return Vec::new();
         };
@@ -44,7 +44,7 @@ impl Rule {
             .iter()
             .map(|r| {
                 let text = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
-                Rule {
+                ValidationRule {
                     rule: text("rule"),
                     message: text("message"),
                     message_expression: text("messageExpression"),
@@ -83,7 +83,7 @@ pub(super) enum Program {
 
 /// A rule ready to run.
 pub(super) struct Compiled {
-    pub(super) rule: Rule,
+    pub(super) rule: ValidationRule,
     pub(super) program: Program,
     /// Whether the rule refers to `oldSelf` (a transition rule).
     pub(super) uses_old_self: bool,
@@ -178,7 +178,7 @@ impl Node {
 }
 
 /// Compiles one rule of a node of `schema`.
-fn compile(rule: &Rule, schema: &Schema) -> Compiled {
+fn compile(rule: &ValidationRule, schema: &Schema) -> Compiled {
     let mut compiled = Compiled {
         rule: rule.clone(),
         program: Program::Empty,

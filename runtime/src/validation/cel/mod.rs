@@ -31,7 +31,7 @@ mod walk;
 
 use serde_json::Value;
 
-pub use compile::Rule;
+pub use compile::ValidationRule;
 pub(crate) use fieldpath::resolve as resolve_field_path;
 pub(crate) use kubegen_go::cel::escape;
 

@@ -14,7 +14,7 @@ use kubegen_go::json as gojson;
 use kubegen_go::yaml;
 use serde_json::Value;
 
-use super::gofmt;
+use super::go_print;
 use super::{BadValue, FieldError};
 
 pub(crate) use coerce::{coerce, prune_unreported as prune};
@@ -57,7 +57,7 @@ impl FieldValidation {
 pub(crate) fn strict_errors(duplicates: &[String], unknown: &[String]) -> Vec<String> {
     duplicates
         .iter()
-        .map(|p| format!("duplicate field {}", gofmt::quote(p)))
+        .map(|p| format!("duplicate field {}", go_print::quote(p)))
         .chain(unknown.iter().map(|p| format!("unknown field \"{p}\"")))
         .collect()
 }
@@ -163,7 +163,7 @@ impl Unreadable {
                 format!(
                     "{} in version {} cannot be handled as a {kind}: {why}",
                     body_kind.as_deref().unwrap_or(kind),
-                    gofmt::quote(version.as_deref().unwrap_or(served))
+                    go_print::quote(version.as_deref().unwrap_or(served))
                 )
             }
         }
@@ -316,8 +316,8 @@ pub(crate) fn body<'s>(
     if let Some(v) = object.get("apiVersion").filter(|v| !v.is_string()) {
         return Err(format!(
             "{body_kind} in version \"\" cannot be handled as a {kind}: .apiVersion accessor error: {} is of the type {}, expected string",
-            gofmt::print(v),
-            gofmt::type_name(v)
+            go_print::print(v),
+            go_print::type_name(v)
         ));
     }
     let body_api_version = object["apiVersion"]
@@ -330,7 +330,7 @@ pub(crate) fn body<'s>(
     let cannot = |why: String| {
         format!(
             "{body_kind} in version {} cannot be handled as a {kind}: {why}",
-            gofmt::quote(version)
+            go_print::quote(version)
         )
     };
     let unknown = coerce_as_named(&mut object, kind, api_version, schema).map_err(cannot)?;

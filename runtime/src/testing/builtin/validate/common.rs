@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::validation::field::{child, index};
 use crate::validation::names::{label_value, qualified_name};
-use crate::validation::{BadValue, FieldError, gofmt};
+use crate::validation::{BadValue, FieldError, go_print};
 
 /// `object[key]` as a string, `""` when missing or not a string.
 pub(super) fn text<'v>(object: &'v Value, key: &str) -> &'v str {
@@ -383,7 +383,7 @@ pub(super) fn marshal_selector(selector: &Value) -> BadValue {
     {
         parts.push(format!(
             "\"matchLabels\":{}",
-            gofmt::marshal(&Value::Object(m.clone()))
+            go_print::marshal(&Value::Object(m.clone()))
         ));
     }
     let expressions = list(selector, "matchExpressions");
@@ -392,13 +392,13 @@ pub(super) fn marshal_selector(selector: &Value) -> BadValue {
             .iter()
             .map(|r| {
                 let mut s = String::from("{\"key\":");
-                gofmt::json_string(text(r, "key"), &mut s);
+                go_print::json_string(text(r, "key"), &mut s);
                 s.push_str(",\"operator\":");
-                gofmt::json_string(text(r, "operator"), &mut s);
+                go_print::json_string(text(r, "operator"), &mut s);
                 let values = list(r, "values");
                 if !values.is_empty() {
                     s.push_str(",\"values\":");
-                    s.push_str(&gofmt::marshal(&Value::Array(values.to_vec())));
+                    s.push_str(&go_print::marshal(&Value::Array(values.to_vec())));
                 }
                 s.push('}');
                 s
@@ -425,9 +425,9 @@ pub(super) fn go_struct(fields: &[(&str, Value)]) -> BadValue {
         if i > 0 {
             out.push(',');
         }
-        gofmt::json_string(name, &mut out);
+        go_print::json_string(name, &mut out);
         out.push(':');
-        out.push_str(&gofmt::marshal(value));
+        out.push_str(&go_print::marshal(value));
     }
     out.push('}');
     BadValue::Marshalled(out)

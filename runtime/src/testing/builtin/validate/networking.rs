@@ -6,8 +6,8 @@ use serde_json::Value;
 use super::common::{get, int, label_selector, list, port_name, port_num, set, strings, text};
 use super::{Meta, Write};
 use crate::validation::field::{child, index};
+use crate::validation::go_net::{IpSyntax, is_cidr, is_ip};
 use crate::validation::names::{dns1123_label, dns1123_subdomain};
-use crate::validation::netfmt::{IpSyntax, is_cidr, is_ip};
 use crate::validation::{BadValue, FieldError};
 
 /// The kind's checks with object metadata in Go's place; `None` for another kind.

@@ -8,7 +8,7 @@ use super::common::{
     get, int_or_string, label_selector, marshal_selector, not_more_than_100_percent,
     positive_int_or_percent, set,
 };
-use crate::validation::{BadValue, FieldError, gofmt};
+use crate::validation::{BadValue, FieldError, go_print};
 
 /// The kind's checks; `None` for another kind.
 pub(super) fn validate(kind: &str, object: &Value, write: Write<'_>) -> Option<Vec<FieldError>> {
@@ -56,7 +56,7 @@ fn spec(spec: &Value) -> Vec<FieldError> {
 /// The internal `PodDisruptionBudgetSpec` as Go marshals it (Go field names).
 fn spec_struct(spec: &Value) -> BadValue {
     let int_or_string_json = |v: &Value| match int_or_string(v) {
-        BadValue::Str(s) => gofmt::marshal(&Value::String(s)),
+        BadValue::Str(s) => go_print::marshal(&Value::String(s)),
         BadValue::Int(i) => i.to_string(),
         _ => "null".to_owned(),
     };
@@ -68,7 +68,7 @@ fn spec_struct(spec: &Value) -> BadValue {
         .get("unhealthyPodEvictionPolicy")
         .and_then(Value::as_str)
     {
-        Some(p) => gofmt::marshal(&Value::String(p.to_owned())),
+        Some(p) => go_print::marshal(&Value::String(p.to_owned())),
         None => "null".to_owned(),
     };
     BadValue::Marshalled(format!(

@@ -12,8 +12,8 @@ use super::common::{
 };
 use super::container;
 use crate::validation::field::{child, index};
+use crate::validation::go_net::{IpSyntax, is_cidr, is_ip};
 use crate::validation::names::{dns1123_label, dns1123_subdomain, qualified_name};
-use crate::validation::netfmt::{IpSyntax, is_cidr, is_ip};
 use crate::validation::{BadValue, FieldError};
 
 fn headless(spec: &Value) -> bool {

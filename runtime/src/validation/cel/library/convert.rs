@@ -11,7 +11,7 @@ use kube_cel::cel::objects::Opaque;
 use kube_cel::cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
 
 use super::super::super::formats::go_duration;
-use super::super::super::gofmt;
+use super::super::super::go_print;
 use super::{fail, kube_cel, string, subject};
 
 pub(super) fn register(ctx: &mut Context<'static>) {
@@ -146,7 +146,7 @@ fn to_string(ftx: &FunctionContext) -> ResolveResult {
         Value::String(_) => v,
         Value::Int(i) => string(i.to_string()),
         Value::UInt(u) => string(u.to_string()),
-        Value::Float(d) => string(gofmt::format_float(d)),
+        Value::Float(d) => string(go_print::format_float(d)),
         Value::Bool(b) => string(b.to_string()),
         Value::Bytes(b) => match std::str::from_utf8(&b) {
             Ok(s) => string(s),
@@ -162,7 +162,7 @@ fn to_string(ftx: &FunctionContext) -> ResolveResult {
             let seconds = d
                 .num_nanoseconds()
                 .map_or(d.num_seconds() as f64, |n| n as f64 / 1e9);
-            string(format!("{}s", gofmt::plain_decimal(seconds)))
+            string(format!("{}s", go_print::plain_decimal(seconds)))
         }
         // IPs and CIDRs print as kube-cel prints them.
         Value::Opaque(_) => kube_cel("string", None, &[v])?,

@@ -9,8 +9,8 @@ use kube_cel::cel::objects::Opaque;
 use kube_cel::cel::{Context, ExecutionError, ResolveResult, Value};
 
 use super::super::super::formats as strfmt;
+use super::super::super::go_net;
 use super::super::super::names::{self, NameRule};
-use super::super::super::netfmt;
 use super::{opaque, optional};
 
 /// The apiserver's named formats and what checks them.
@@ -33,7 +33,7 @@ const FORMATS: &[(&str, Check)] = &[
     }),
     ("labelValue", names::label_value),
     ("uri", |s| {
-        netfmt::request_uri_error(s).into_iter().collect()
+        go_net::request_uri_error(s).into_iter().collect()
     }),
     ("uuid", |s| {
         check(

@@ -8,14 +8,14 @@ use std::sync::Arc;
 use kube_cel::cel::extractors::{Arguments, This};
 use kube_cel::cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
 
-use super::super::super::gofmt::quote;
-use super::super::super::netfmt;
+use super::super::super::go_net;
+use super::super::super::go_print::quote;
 use super::netip::{self, is_4in6};
 use super::{fail, kube_cel};
 
 pub(super) fn register(ctx: &mut Context<'static>) {
     ctx.add_function("url", url);
-    ctx.add_function("isURL", |s: Arc<String>| netfmt::is_request_uri(&s));
+    ctx.add_function("isURL", |s: Arc<String>| go_net::is_request_uri(&s));
     ctx.add_function("ip", ip);
     ctx.add_function("isIP", |s: Arc<String>| ip_addr(&s).is_ok());
     ctx.add_function("ip.isCanonical", |s: Arc<String>| -> ResolveResult {
@@ -29,7 +29,7 @@ pub(super) fn register(ctx: &mut Context<'static>) {
 }
 
 fn url(s: Arc<String>) -> ResolveResult {
-    if let Some(e) = netfmt::request_uri_error(&s) {
+    if let Some(e) = go_net::request_uri_error(&s) {
         return Err(fail(
             "url",
             format!("URL parse error during conversion from string: {e}"),

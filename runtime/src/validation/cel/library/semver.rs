@@ -6,7 +6,7 @@
 use kube_cel::cel::extractors::Arguments;
 use kube_cel::cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
 
-use super::super::super::gofmt::quote;
+use super::super::super::go_print::quote;
 use super::{fail, kube_cel, subject};
 
 pub(super) fn register(ctx: &mut Context<'static>) {

@@ -8,7 +8,7 @@ use chrono::{DateTime, Datelike, FixedOffset, Timelike};
 use kube_cel::cel::extractors::{Arguments, This};
 use kube_cel::cel::{Context, ExecutionError, ResolveResult, Value};
 
-use super::super::super::gofmt::quote;
+use super::super::super::go_print::quote;
 use super::{fail, kube_cel};
 
 /// The getters and what each reads from a date and time in the zone.

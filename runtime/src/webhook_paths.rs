@@ -75,7 +75,7 @@ impl fmt::Display for WebhookKind {
 /// group is written `core`). A webhook configuration's `clientConfig` names it.
 ///
 /// ```
-/// use kubegen_runtime::endpoints::{AdmissionType, WebhookKind, admission_path};
+/// use kubegen_runtime::webhook_paths::{AdmissionType, WebhookKind, admission_path};
 /// let kind = WebhookKind::new("batch.example.com", "v1", "cronjobs");
 /// assert_eq!(admission_path(AdmissionType::Mutating, &kind), "/mutate/batch.example.com/v1/cronjobs");
 /// ```
@@ -100,7 +100,7 @@ pub fn admission_path(admission: AdmissionType, kind: &WebhookKind) -> String {
 /// crdgen's manifests and the in-memory server use this one name.
 ///
 /// ```
-/// use kubegen_runtime::endpoints::{AdmissionType, WebhookKind, webhook_name};
+/// use kubegen_runtime::webhook_paths::{AdmissionType, WebhookKind, webhook_name};
 /// let kind = WebhookKind::new("batch.example.com", "v1", "cronjobs");
 /// assert_eq!(webhook_name(AdmissionType::Validating, &kind), "validate-v1.cronjobs.batch.example.com");
 /// ```

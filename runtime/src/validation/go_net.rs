@@ -2,7 +2,7 @@
 //! (strict, and the "sloppy" Go 1.16 variant Kubernetes keeps for IPv4), `net.ParseCIDR`,
 //! `net.ParseMAC`, `net/url.ParseRequestURI` and `net/mail.ParseAddress`.
 
-use super::gofmt;
+use super::go_print;
 
 /// How strictly an IP literal is read.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -154,7 +154,7 @@ fn bad_escape(s: &str) -> Option<&str> {
 
 fn escape_error(s: &str) -> Result<(), String> {
     match bad_escape(s) {
-        Some(e) => Err(format!("invalid URL escape {}", gofmt::quote(e))),
+        Some(e) => Err(format!("invalid URL escape {}", go_print::quote(e))),
         None => Ok(()),
     }
 }
@@ -171,7 +171,7 @@ fn host_error(host: &str) -> Result<(), String> {
     let port_ok = |p: &str| {
         p.is_empty() || (p.starts_with(':') && p[1..].bytes().all(|c| c.is_ascii_digit()))
     };
-    let bad_port = |p: &str| format!("invalid port {} after host", gofmt::quote(p));
+    let bad_port = |p: &str| format!("invalid port {} after host", go_print::quote(p));
     if host.starts_with('[') {
         let Some(close) = host.rfind(']') else {
             return Err("missing ']' in host".to_owned());
@@ -191,14 +191,14 @@ fn host_error(host: &str) -> Result<(), String> {
         if (hi as char).to_digit(16).is_some_and(|d| d < 8) && &host[i..i + 3] != "%25" {
             return Err(format!(
                 "invalid URL escape {}",
-                gofmt::quote(&host[i..i + 3])
+                go_print::quote(&host[i..i + 3])
             ));
         }
     }
     match b.iter().find(|&&c| !host_char_ok(c)) {
         Some(&c) => Err(format!(
             "invalid character {} in host name",
-            gofmt::quote(&(c as char).to_string())
+            go_print::quote(&(c as char).to_string())
         )),
         None => Ok(()),
     }
@@ -226,7 +226,7 @@ pub fn is_url_with_host(s: &str) -> bool {
 pub fn request_uri_error(s: &str) -> Option<String> {
     reason(s)
         .err()
-        .map(|r| format!("parse {}: {r}", gofmt::quote(s)))
+        .map(|r| format!("parse {}: {r}", go_print::quote(s)))
 }
 
 /// The scheme and host of `s` when `url.ParseRequestURI` accepts it (both may be empty), or
