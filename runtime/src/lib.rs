@@ -6,6 +6,7 @@
 
 // docs.rs (and CI's docs build) mark what each feature gates.
 #![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs, unreachable_pub)]
 
 mod api_fields;
 pub mod apply;

@@ -59,7 +59,7 @@ pub(super) struct SpamFilter {
 }
 
 impl SpamFilter {
-    pub fn new(config: SpamFilterConfig) -> Self {
+    pub(super) fn new(config: SpamFilterConfig) -> Self {
         SpamFilter {
             buckets: LruCache::new(config.max_tracked),
             config,
@@ -67,7 +67,12 @@ impl SpamFilter {
     }
 
     /// Whether an event of `type_` about `regarding` may go out at `now`; takes a token if so.
-    pub fn allow(&mut self, regarding: &ObjectReference, type_: EventType, now: Instant) -> bool {
+    pub(super) fn allow(
+        &mut self,
+        regarding: &ObjectReference,
+        type_: EventType,
+        now: Instant,
+    ) -> bool {
         if self.config.burst == 0 {
             return true;
         }
@@ -96,7 +101,7 @@ impl SpamFilter {
     }
 
     #[cfg(test)]
-    pub fn tracked(&self) -> usize {
+    pub(super) fn tracked(&self) -> usize {
         self.buckets.len()
     }
 }

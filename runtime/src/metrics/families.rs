@@ -103,7 +103,7 @@ pub(super) struct Families {
 impl Families {
     /// Creates the families and registers them in `registry`. Counters are registered without
     /// `_total`: the OpenMetrics encoder appends it.
-    pub fn register(registry: &mut Registry) -> Self {
+    pub(super) fn register(registry: &mut Registry) -> Self {
         let families = Families {
             workqueue: WorkQueueFamilies {
                 depth: Family::default(),

@@ -180,7 +180,7 @@ impl Marker {
 /// Applies markers to a node in order, recording an error on the node for a marker whose
 /// kind of value does not match the node's type (the derive rejects the cases it can see;
 /// this catches the ones hidden behind type aliases and foreign types).
-pub fn apply(schema: &mut Schema, markers: &[Marker]) {
+pub(super) fn apply(schema: &mut Schema, markers: &[Marker]) {
     for marker in markers {
         let object = schema.ensure_object();
         let int_or_string = object.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true));

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::jsonpatch;
 use super::status::ApiError;
-pub use crate::validation::decode::FieldValidation;
+pub(super) use crate::validation::decode::FieldValidation;
 pub(crate) use crate::validation::decode::prune;
 use crate::validation::decode::{self as shared, Parsed, Unreadable, strict_errors};
 use crate::validation::go_print;
@@ -20,7 +20,7 @@ use crate::validation::{BadValue, FieldError};
 /// decoded and coerced with `schema` — the schema of the version the body names, `None` when
 /// no served version has that name. `yaml` says the body is `application/yaml`. Returns the
 /// object and the warnings to send.
-pub fn write_body<'s>(
+pub(super) fn write_body<'s>(
     data: &[u8],
     yaml: bool,
     kind: &str,
@@ -43,7 +43,7 @@ pub fn write_body<'s>(
 /// takes the endpoint's, and any other group, version or kind is not registered (400).
 /// Returns the body rewritten as JSON with the endpoint's type when it lacked one; `None`
 /// when it is fine as it is, or unreadable (its error is [`write_body`]'s to give).
-pub fn builtin_body(
+pub(super) fn builtin_body(
     data: &[u8],
     yaml: bool,
     kind: &str,
@@ -97,7 +97,7 @@ pub fn builtin_body(
 /// `patch_errors` are the strict decoder's complaints about the patch itself. Failures are
 /// `Invalid` causes on `patch`, quoting the patched object, or what `quoted` gives (a
 /// strategic merge patch's failures quote the patch as Go prints a map).
-pub fn patched_object<'s>(
+pub(super) fn patched_object<'s>(
     doc: &mut Value,
     kind: &str,
     api_version: &str,
@@ -138,7 +138,7 @@ fn invalid_patch(patched: &Value, why: String) -> ApiError {
 }
 
 /// A create or update body for a resource of kind `kind` (served at `api_version`).
-pub fn object(data: &[u8], kind: &str, api_version: &str) -> Result<Value, ApiError> {
+pub(super) fn object(data: &[u8], kind: &str, api_version: &str) -> Result<Value, ApiError> {
     shared::parse_json(data, data)
         .map(|p| p.object)
         .map_err(|e: Unreadable| ApiError::bad_request(e.message(kind, api_version, data)))
@@ -146,7 +146,7 @@ pub fn object(data: &[u8], kind: &str, api_version: &str) -> Result<Value, ApiEr
 
 /// A strategic merge patch's body, read as the patcher reads it (into a Go map): text that
 /// is not JSON is a 400 with Go's message; what the patch may be is the patch's to say.
-pub fn strategic_patch(data: &[u8]) -> Result<Value, ApiError> {
+pub(super) fn strategic_patch(data: &[u8]) -> Result<Value, ApiError> {
     let decoded = gojson::decode(data, &[]).map_err(|e| ApiError::bad_request(e.to_string()))?;
     decoded
         .value
@@ -157,7 +157,7 @@ pub fn strategic_patch(data: &[u8]) -> Result<Value, ApiError> {
 /// "spec.a"`). With `Warn` and `Strict` the patch is first decoded strictly (errors
 /// `error decoding patch: …`); evanphx/json-patch refuses what is no object with `Invalid JSON
 /// Patch`, and with `Ignore` that is all that reads it.
-pub fn merge_patch(
+pub(super) fn merge_patch(
     data: &[u8],
     directive: FieldValidation,
 ) -> Result<(Value, Vec<String>), ApiError> {
@@ -209,7 +209,7 @@ pub fn merge_patch(
 /// decoder's complaints about it (`json patch duplicate field "[1].op"`). With `Warn` and
 /// `Strict` it is first decoded strictly into the apiserver's operation type (errors
 /// `error decoding patch: …`); evanphx/json-patch's own decoding errors come unprefixed.
-pub fn json_patch(
+pub(super) fn json_patch(
     data: &[u8],
     directive: FieldValidation,
 ) -> Result<(jsonpatch::Patch, Vec<String>), ApiError> {
@@ -297,13 +297,13 @@ pub fn json_patch(
 /// A server-side apply body (`application/apply-patch+yaml`): the object and the duplicate
 /// keys strict decoding reports, which [`apply_duplicates`] turns into the apiserver's answer
 /// once the apply succeeded.
-pub fn apply(data: &[u8]) -> Result<(Value, Vec<String>), ApiError> {
+pub(super) fn apply(data: &[u8]) -> Result<(Value, Vec<String>), ApiError> {
     shared::parse_apply(data).map_err(ApiError::bad_request)
 }
 
 /// What the apiserver makes of an apply body's duplicate keys after the apply succeeded:
 /// warnings (`Warn`), a `400 BadRequest` (`Strict`), or nothing (`Ignore`).
-pub fn apply_duplicates(
+pub(super) fn apply_duplicates(
     duplicates: &[String],
     directive: FieldValidation,
 ) -> Result<Vec<String>, ApiError> {
@@ -314,7 +314,7 @@ pub fn apply_duplicates(
 /// `YAMLToJSON` converts it; its errors answer as a body that is no object of kind `kind`.
 /// For bodies read as Go types (`Scale`, `DeleteOptions`); create and update bodies go
 /// through [`write_body`].
-pub fn yaml_to_json(data: &[u8], kind: &str) -> Result<Vec<u8>, ApiError> {
+pub(super) fn yaml_to_json(data: &[u8], kind: &str) -> Result<Vec<u8>, ApiError> {
     let document = kubegen_go::yaml::unmarshal(data)
         .map_err(|e| ApiError::bad_request(shared::unrecognized(kind, data, &e.to_string())))?;
     let json = gojson::to_vec(&document.value);
@@ -325,7 +325,7 @@ pub fn yaml_to_json(data: &[u8], kind: &str) -> Result<Vec<u8>, ApiError> {
 /// A DELETE's options body (one that is not empty), decoded as the apiserver decodes
 /// `DeleteOptions`: `null` is no options; a body that is no object, or of another kind, or
 /// with a field of the wrong type is a 400 with Go's message.
-pub fn delete_options(data: &[u8]) -> Result<Value, ApiError> {
+pub(super) fn delete_options(data: &[u8]) -> Result<Value, ApiError> {
     let bad = |why: String| ApiError::bad_request(why);
     let parse_error = |why: String| {
         bad(format!(

@@ -45,14 +45,14 @@ const MAX_BODY: usize = 3 * 1024 * 1024;
 /// The most bytes a request line and its headers may take: the apiserver's
 /// `MaxHeaderBytes` (1 MiB) and the 4096 bytes Go's server reads beyond it. Past it, the
 /// answer is a 431.
-pub const MAX_HEADER_BYTES: usize = (1 << 20) + 4096;
+pub(super) const MAX_HEADER_BYTES: usize = (1 << 20) + 4096;
 
 /// The most headers a request can have within [`MAX_HEADER_BYTES`] (`a:` and a line end
 /// each): Go counts no headers, so only their size limits them.
-pub const MAX_HEADERS: usize = MAX_HEADER_BYTES / 4;
+pub(super) const MAX_HEADERS: usize = MAX_HEADER_BYTES / 4;
 
 /// A request body the server can read.
-pub trait RequestBody:
+pub(super) trait RequestBody:
     http_body::Body<Data: Send, Error: Into<Box<dyn std::error::Error + Send + Sync>>> + Send + 'static
 {
 }
@@ -66,7 +66,7 @@ where
 }
 
 /// One request, as the handlers read it.
-pub struct Call {
+pub(super) struct Call {
     method: Method,
     segments: Vec<String>,
     query: Query,
@@ -96,7 +96,10 @@ impl Call {
 }
 
 /// Serves one request.
-pub async fn handle(inner: Arc<Inner>, req: Request<impl RequestBody>) -> Response<ResponseBody> {
+pub(super) async fn handle(
+    inner: Arc<Inner>,
+    req: Request<impl RequestBody>,
+) -> Response<ResponseBody> {
     if let Some(delay) = inner.faults.latency() {
         tokio::time::sleep(delay).await;
     }
@@ -105,7 +108,7 @@ pub async fn handle(inner: Arc<Inner>, req: Request<impl RequestBody>) -> Respon
 
 /// Serves one request of the server's own controllers: as any other, but past the injected
 /// faults and latency, which are the test's for its own clients.
-pub async fn handle_internal(
+pub(super) async fn handle_internal(
     inner: Arc<Inner>,
     req: Request<impl RequestBody>,
 ) -> Response<ResponseBody> {

@@ -20,16 +20,16 @@ use serde_json::{Map, Value};
 const MAX_COPY_BYTES: usize = 3 * 1024 * 1024;
 
 /// The most operations the apiserver applies from one patch (`maxJSONPatchOperations`).
-pub const MAX_OPERATIONS: usize = 10_000;
+pub(super) const MAX_OPERATIONS: usize = 10_000;
 
 /// A decoded JSON patch: its operations as sent (objects, or `null`).
 #[derive(Clone, Debug, Default)]
-pub struct Patch(pub Vec<Value>);
+pub(super) struct Patch(pub Vec<Value>);
 
 /// Why a patch does not apply.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct NotApplicable(String);
+pub(super) struct NotApplicable(String);
 
 fn fail<T>(why: impl Into<String>) -> Result<T, NotApplicable> {
     Err(NotApplicable(why.into()))
@@ -38,7 +38,7 @@ fn fail<T>(why: impl Into<String>) -> Result<T, NotApplicable> {
 impl Patch {
     /// Applies every operation to `doc` in order; on failure `doc` is left part-patched
     /// (callers discard it, as the apiserver does).
-    pub fn apply(&self, doc: &mut Value) -> Result<(), NotApplicable> {
+    pub(super) fn apply(&self, doc: &mut Value) -> Result<(), NotApplicable> {
         let mut copied = 0;
         for op in &self.0 {
             let op = Operation(op.as_object());
@@ -304,7 +304,7 @@ fn test(doc: &mut Value, path: &str, expected: Option<&Value>) -> Result<(), Not
 /// `null`), or one replacing a value that is no object, has its nulls pruned — in objects at
 /// any depth, objects inside arrays included, though `null` items of an array stay; an array
 /// or scalar replacing an object is taken as it is, nulls and all.
-pub fn merge(doc: &mut Value, patch: &Value) {
+pub(super) fn merge(doc: &mut Value, patch: &Value) {
     let Value::Object(changes) = patch else {
         *doc = patch.clone();
         return;

@@ -22,7 +22,7 @@ pub struct ApiError {
 
 /// A resource as Go's `GroupResource` prints it: `plural.group`, or the plural alone in the
 /// core group.
-pub fn qualified(group: &str, plural: &str) -> String {
+pub(super) fn qualified(group: &str, plural: &str) -> String {
     match group {
         "" => plural.to_owned(),
         group => format!("{plural}.{group}"),
@@ -40,10 +40,12 @@ impl ApiError {
         }
     }
 
+    /// `NewBadRequest`: 400 `BadRequest` with `message`.
     pub fn bad_request(message: impl Into<String>) -> Self {
         Self::new(400, "BadRequest", message)
     }
 
+    /// `NewNotFound`: 404 naming the object `name` of `plural` in `group`.
     pub fn not_found(group: &str, plural: &str, name: &str) -> Self {
         let mut e = Self::new(
             404,
@@ -54,6 +56,7 @@ impl ApiError {
         e
     }
 
+    /// The 404 for a `path` that names no resource the server serves.
     pub fn no_route(path: &str) -> Self {
         Self::new(
             404,
@@ -62,6 +65,7 @@ impl ApiError {
         )
     }
 
+    /// 405 for a `method` the resource does not take.
     pub fn method_not_allowed(method: &str) -> Self {
         Self::new(
             405,
@@ -70,6 +74,7 @@ impl ApiError {
         )
     }
 
+    /// `NewAlreadyExists`: 409 `AlreadyExists` naming the object.
     pub fn already_exists(group: &str, plural: &str, name: &str) -> Self {
         let mut e = Self::new(
             409,
@@ -94,6 +99,7 @@ impl ApiError {
         e
     }
 
+    /// `NewConflict`: 409 `Conflict` naming the object and `why`.
     pub fn conflict(group: &str, plural: &str, name: &str, why: &str) -> Self {
         let mut e = Self::new(
             409,
@@ -107,6 +113,8 @@ impl ApiError {
         e
     }
 
+    /// `NewApplyConflict`: 409 `Conflict` for an apply whose fields other managers own, one
+    /// cause per conflicting field.
     pub fn apply_conflict(group: &str, plural: &str, name: &str, causes: Vec<Value>) -> Self {
         let n = causes.len();
         let mut e = Self::new(
@@ -147,6 +155,7 @@ impl ApiError {
         Self::new(500, "", message)
     }
 
+    /// 410 `Expired`: a watch or list from a resourceVersion that is too old.
     pub fn gone(message: impl Into<String>) -> Self {
         Self::new(410, "Expired", message)
     }
@@ -201,12 +210,12 @@ impl ApiError {
         )
     }
 
-    /// go-restful's 406 for a built-in kind's route, which produces JSON, YAML and protobuf.
     /// go-restful's 415 for a content type a built-in kind's route does not consume.
     pub fn restful_unsupported_media_type() -> Self {
         Self::with_empty_details(415, "UnsupportedMediaType", "415: Unsupported Media Type")
     }
 
+    /// go-restful's 406 for a built-in kind's route, which produces JSON, YAML and protobuf.
     pub fn restful_not_acceptable() -> Self {
         Self::with_empty_details(
             406,

@@ -6,7 +6,7 @@ use super::go_print;
 
 /// How strictly an IP literal is read.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum IpSyntax {
+pub(crate) enum IpSyntax {
     /// Today's `net.ParseIP`: no leading zeros in IPv4 fields, at most 4 hex digits a group.
     Strict,
     /// `k8s.io/utils/net.ParseIPSloppy` (Go 1.16's parser): leading zeros allowed.
@@ -71,7 +71,7 @@ fn parse_ipv6(s: &str, syntax: IpSyntax) -> bool {
 }
 
 /// `net.ParseIP(s) != nil`.
-pub fn is_ip(s: &str, syntax: IpSyntax) -> bool {
+pub(crate) fn is_ip(s: &str, syntax: IpSyntax) -> bool {
     if s.contains(':') {
         parse_ipv6(s, syntax)
     } else {
@@ -81,7 +81,7 @@ pub fn is_ip(s: &str, syntax: IpSyntax) -> bool {
 
 /// `net.ParseCIDR` (sloppy): an address, `/`, and a decimal prefix length within the
 /// address's bit width (an IPv4 address written in IPv6 form counts 128 bits).
-pub fn is_cidr(s: &str) -> bool {
+pub(crate) fn is_cidr(s: &str) -> bool {
     let Some((addr, mask)) = s.split_once('/') else {
         return false;
     };
@@ -99,7 +99,7 @@ pub fn is_cidr(s: &str) -> bool {
 }
 
 /// `net.ParseMAC`: 6, 8 or 20 octets as `xx:xx:..`, `xx-xx-..` or `xxxx.xxxx.xxxx`.
-pub fn is_mac(s: &str) -> bool {
+pub(crate) fn is_mac(s: &str) -> bool {
     let b = s.as_bytes();
     if b.len() < 14 {
         return false;
@@ -211,19 +211,19 @@ fn userinfo_ok(user: &str) -> bool {
 }
 
 /// `url.ParseRequestURI(s)` succeeds: an absolute URI, or an absolute path.
-pub fn is_request_uri(s: &str) -> bool {
+pub(crate) fn is_request_uri(s: &str) -> bool {
     request_uri_error(s).is_none()
 }
 
 /// `url.ParseRequestURI(s)` succeeds with a scheme and a host (`https://example.com/x`): how
 /// the apiserver recognizes a link (the `api-approved.kubernetes.io` annotation's).
-pub fn is_url_with_host(s: &str) -> bool {
+pub(crate) fn is_url_with_host(s: &str) -> bool {
     matches!(reason(s), Ok((scheme, host)) if !scheme.is_empty() && !host.is_empty())
 }
 
 /// Why `url.ParseRequestURI(s)` fails, in Go's words (`parse "x": invalid URI for
 /// request`), or `None` when it succeeds.
-pub fn request_uri_error(s: &str) -> Option<String> {
+pub(crate) fn request_uri_error(s: &str) -> Option<String> {
     reason(s)
         .err()
         .map(|r| format!("parse {}: {r}", go_print::quote(s)))
@@ -338,7 +338,7 @@ fn addr_spec(s: &str) -> bool {
 /// `Display Name <local@domain>`. An approximation of Go's RFC 5322 parser: comments and
 /// folding whitespace inside the address are not accepted, and display names are checked
 /// only for balanced quotes.
-pub fn is_email(s: &str) -> bool {
+pub(crate) fn is_email(s: &str) -> bool {
     let s = s.trim_matches(|c| c == ' ' || c == '\t' || c == '\r' || c == '\n');
     if let Some(inner) = s.strip_suffix('>')
         && let Some(open) = inner.rfind('<')

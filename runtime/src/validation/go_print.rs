@@ -6,16 +6,16 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
-pub use kubegen_go::strconv::{is_print, quote};
+pub(crate) use kubegen_go::strconv::{is_print, quote};
 
 /// Go's `fmt.Sprintf("%v", f)` for a float64: shortest digits, exponent form when the
 /// exponent is below -4 or at least 6 (`1e+06`, `1.5e-05`, `0.5`, `3`).
-pub fn format_float(f: f64) -> String {
+pub(crate) fn format_float(f: f64) -> String {
     kubegen_go::strconv::format_g(f, 64)
 }
 
 /// `strconv.FormatFloat(f, 'f', -1, 64)`: shortest digits, never an exponent.
-pub fn plain_decimal(f: f64) -> String {
+pub(crate) fn plain_decimal(f: f64) -> String {
     match f.is_finite() {
         // Rust's `Display` prints the shortest round-tripping digits without an exponent.
         true => format!("{f}"),
@@ -25,7 +25,7 @@ pub fn plain_decimal(f: f64) -> String {
 
 /// `encoding/json`'s rendering of a float64: plain decimals between 1e-6 and 1e21,
 /// exponent form (`1e+21`, `1e-7`) outside.
-pub fn json_float(f: f64) -> String {
+pub(crate) fn json_float(f: f64) -> String {
     match f.is_finite() {
         true => kubegen_go::json::format_float(f),
         false => format_float(f),
@@ -34,7 +34,7 @@ pub fn json_float(f: f64) -> String {
 
 /// `encoding/json`'s string encoding, with its HTML escaping (`<`, `>`, `&`) and
 /// escaped line and paragraph separators.
-pub fn json_string(s: &str, out: &mut String) {
+pub(crate) fn json_string(s: &str, out: &mut String) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -59,7 +59,7 @@ pub fn json_string(s: &str, out: &mut String) {
 
 /// A number as Go's unstructured JSON holds it: integers that fit an int64 are int64,
 /// everything else float64.
-pub enum GoNumber {
+pub(crate) enum GoNumber {
     /// An `int64`.
     Int(i64),
     /// A `float64`.
@@ -67,7 +67,7 @@ pub enum GoNumber {
 }
 
 /// The Go type a decoded JSON number has in an unstructured object.
-pub fn go_number(n: &serde_json::Number) -> GoNumber {
+pub(crate) fn go_number(n: &serde_json::Number) -> GoNumber {
     match n.as_i64() {
         Some(i) => GoNumber::Int(i),
         None => GoNumber::Float(n.as_f64().unwrap_or(f64::NAN)),
@@ -76,13 +76,13 @@ pub fn go_number(n: &serde_json::Number) -> GoNumber {
 
 /// `json.Marshal` of an unstructured value: object keys sorted (Go sorts map keys), Go's
 /// number and string encodings.
-pub fn marshal(value: &Value) -> String {
+pub(crate) fn marshal(value: &Value) -> String {
     String::from_utf8(kubegen_go::json::to_vec(value)).unwrap_or_default()
 }
 
 /// `fmt.Sprintf("%v", v)` of an unstructured value: maps as `map[k:v]` (sorted keys),
 /// slices as `[a b]`, nil as `<nil>`.
-pub fn print(value: &Value) -> String {
+pub(crate) fn print(value: &Value) -> String {
     match value {
         Value::Null => "<nil>".into(),
         Value::Bool(b) => b.to_string(),
@@ -108,7 +108,7 @@ pub fn print(value: &Value) -> String {
 }
 
 /// `fmt.Sprintf("%T", v)` of an unstructured value.
-pub fn type_name(value: &Value) -> &'static str {
+pub(crate) fn type_name(value: &Value) -> &'static str {
     match value {
         Value::Null => "<nil>",
         Value::Bool(_) => "bool",

@@ -57,7 +57,7 @@ fn max_len_characters(n: usize) -> String {
 
 /// `IsQualifiedName` (label keys, annotation keys, finalizers): an optional DNS subdomain
 /// prefix and `/`, then a name of at most 63 characters.
-pub fn qualified_name(value: &str) -> Vec<String> {
+pub(crate) fn qualified_name(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     let parts: Vec<&str> = value.split('/').collect();
     let name = match parts.as_slice() {
@@ -104,7 +104,7 @@ pub fn qualified_name(value: &str) -> Vec<String> {
 }
 
 /// `IsValidLabelValue`.
-pub fn label_value(value: &str) -> Vec<String> {
+pub(crate) fn label_value(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > 63 {
         errs.push(max_len_error(63));
@@ -120,7 +120,7 @@ pub fn label_value(value: &str) -> Vec<String> {
 }
 
 /// `IsDNS1123Subdomain`, as object names are checked.
-pub fn dns1123_subdomain(value: &str) -> Vec<String> {
+pub(crate) fn dns1123_subdomain(value: &str) -> Vec<String> {
     dns1123_subdomain_with(value, max_len_characters)
 }
 
@@ -140,7 +140,7 @@ fn dns1123_subdomain_with(value: &str, too_long: fn(usize) -> String) -> Vec<Str
 }
 
 /// `IsDNS1123Label`.
-pub fn dns1123_label(value: &str) -> Vec<String> {
+pub(crate) fn dns1123_label(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > 63 {
         errs.push(max_len_characters(63));
@@ -160,7 +160,7 @@ pub fn dns1123_label(value: &str) -> Vec<String> {
 }
 
 /// `IsDNS1035Label`.
-pub fn dns1035_label(value: &str) -> Vec<String> {
+pub(crate) fn dns1035_label(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > 63 {
         errs.push(max_len_characters(63));
@@ -176,7 +176,7 @@ pub fn dns1035_label(value: &str) -> Vec<String> {
 }
 
 /// `IsPathSegmentName` (`prefix` = false) and `IsPathSegmentPrefix`.
-pub fn path_segment(name: &str, prefix: bool) -> Vec<String> {
+pub(crate) fn path_segment(name: &str, prefix: bool) -> Vec<String> {
     if !prefix && (name == "." || name == "..") {
         return vec![format!("may not be '{name}'")];
     }

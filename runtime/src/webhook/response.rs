@@ -19,7 +19,7 @@ pub(super) struct HttpError {
 }
 
 impl HttpError {
-    pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
+    pub(super) fn new(status: StatusCode, message: impl Into<String>) -> Self {
         HttpError {
             status,
             message: message.into(),
@@ -27,7 +27,7 @@ impl HttpError {
     }
 
     /// A body that is not the review expected.
-    pub fn malformed(error: impl std::fmt::Display) -> Self {
+    pub(super) fn malformed(error: impl std::fmt::Display) -> Self {
         HttpError::new(
             StatusCode::BAD_REQUEST,
             format!("malformed review: {error}"),
@@ -35,7 +35,7 @@ impl HttpError {
     }
 
     /// The error as a `Status` object, as the apiserver writes its own errors.
-    pub fn into_response(self) -> Response<Body> {
+    pub(super) fn into_response(self) -> Response<Body> {
         let reason = match self.status {
             StatusCode::NOT_FOUND => "NotFound",
             StatusCode::METHOD_NOT_ALLOWED => "MethodNotAllowed",

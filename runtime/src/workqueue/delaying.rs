@@ -32,7 +32,7 @@ impl<T> Default for Waiting<T> {
 impl<T: Clone + Eq + Hash> Waiting<T> {
     /// Holds `item` until `deadline`, or until its current deadline if that is earlier.
     /// Returns whether `deadline` became the earliest of all (the waiting loop must wake).
-    pub fn insert(&mut self, item: T, deadline: Instant) -> bool {
+    pub(super) fn insert(&mut self, item: T, deadline: Instant) -> bool {
         if let Some(&current) = self.deadlines.get(&item) {
             if current.0 <= deadline {
                 return false;
@@ -47,7 +47,7 @@ impl<T: Clone + Eq + Hash> Waiting<T> {
     }
 
     /// The first item due at `now`, removed.
-    pub fn pop_due(&mut self, now: Instant) -> Option<T> {
+    pub(super) fn pop_due(&mut self, now: Instant) -> Option<T> {
         let entry = self.by_deadline.first_entry()?;
         if entry.key().0 > now {
             return None;
@@ -58,18 +58,18 @@ impl<T: Clone + Eq + Hash> Waiting<T> {
     }
 
     /// When the next item is due.
-    pub fn next_deadline(&self) -> Option<Instant> {
+    pub(super) fn next_deadline(&self) -> Option<Instant> {
         self.by_deadline.first_key_value().map(|(key, _)| key.0)
     }
 
     /// How many items wait.
     #[cfg(test)]
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.by_deadline.len()
     }
 
     /// Drops every waiting item.
-    pub fn clear(&mut self) {
+    pub(super) fn clear(&mut self) {
         self.by_deadline.clear();
         self.deadlines.clear();
     }

@@ -13,7 +13,7 @@ use crate::fieldpath::typed::{Comparison, Duplicates};
 use crate::fieldpath::value;
 
 /// Managers' field sets by identifier.
-pub type Managers = BTreeMap<String, VersionedSet>;
+pub(super) type Managers = BTreeMap<String, VersionedSet>;
 
 /// Why an Update or Apply could not be tracked.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -56,7 +56,7 @@ impl Decl {
     }
 
     /// A map's key type: the apiserver's plain `string`, whose size it leaves at zero.
-    pub fn map_key() -> Arc<Decl> {
+    pub(super) fn map_key() -> Arc<Decl> {
         Decl::simple(DeclKind::String, 2)
     }
 }

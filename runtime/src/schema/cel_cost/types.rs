@@ -54,7 +54,7 @@ pub(crate) const IP: &str = "net.IP";
 pub(crate) const CIDR: &str = "net.CIDR";
 
 impl Ty {
-    pub fn of_decl(decl: &Arc<Decl>) -> Ty {
+    pub(super) fn of_decl(decl: &Arc<Decl>) -> Ty {
         match &decl.kind {
             DeclKind::Bool => Ty::Bool,
             DeclKind::Int => Ty::Int,
@@ -71,7 +71,7 @@ impl Ty {
     }
 
     /// Whether cel-go charges a field selection on this type (maps, objects, type params).
-    pub fn select_costs(&self) -> bool {
+    pub(super) fn select_costs(&self) -> bool {
         matches!(
             self,
             Ty::Map(..) | Ty::Object(_) | Ty::Named(_) | Ty::Unknown
@@ -79,7 +79,7 @@ impl Ty {
     }
 
     /// cel-go's `isScalar`: a type of fixed size.
-    pub fn is_scalar(&self) -> bool {
+    pub(super) fn is_scalar(&self) -> bool {
         match self {
             Ty::Bool | Ty::Double | Ty::Duration | Ty::Int | Ty::Timestamp | Ty::Uint => true,
             Ty::Optional(t) => t.is_scalar(),
@@ -88,12 +88,12 @@ impl Ty {
     }
 
     /// Whether values of this type are dyn at run time (no static type).
-    pub fn is_dynamic(&self) -> bool {
+    pub(super) fn is_dynamic(&self) -> bool {
         matches!(self, Ty::Dyn | Ty::Free | Ty::Unknown)
     }
 
     /// The type parameters (a list's element type, a map's key and value types).
-    pub fn params(&self) -> Vec<Ty> {
+    pub(super) fn params(&self) -> Vec<Ty> {
         match self {
             Ty::List(t) | Ty::Optional(t) | Ty::Type(t) => vec![(**t).clone()],
             Ty::Map(k, v) => vec![(**k).clone(), (**v).clone()],
@@ -102,7 +102,7 @@ impl Ty {
     }
 
     /// cel-go's exact type equality, as the Kubernetes estimator asks it of `==`'s operands.
-    pub fn same(&self, other: &Ty) -> bool {
+    pub(super) fn same(&self, other: &Ty) -> bool {
         match (self, other) {
             (Ty::List(a), Ty::List(b)) | (Ty::Optional(a), Ty::Optional(b)) => a.same(b),
             (Ty::Type(a), Ty::Type(b)) => a.same(b),
@@ -117,7 +117,7 @@ impl Ty {
 
     /// The more specific of two types a value may have (for list literals, the two branches
     /// of `?:`, and a fold's accumulator), or `None` when they cannot be reconciled.
-    pub fn join(&self, other: &Ty) -> Option<Ty> {
+    pub(super) fn join(&self, other: &Ty) -> Option<Ty> {
         Some(match (self, other) {
             (Ty::Free, t) | (t, Ty::Free) => t.clone(),
             (Ty::Null, t) | (t, Ty::Null) => t.clone(),
@@ -796,7 +796,7 @@ pub(crate) struct Bindings([Option<Ty>; 2]);
 
 impl Bindings {
     /// Whether a value of type `arg` may be passed where `param` is declared.
-    pub fn assign(&mut self, param: &Ty, arg: &Ty) -> bool {
+    pub(super) fn assign(&mut self, param: &Ty, arg: &Ty) -> bool {
         if let Ty::Param(i) = param {
             let slot = &mut self.0[usize::from(*i)];
             return match slot.take() {
@@ -833,7 +833,7 @@ impl Bindings {
     }
 
     /// `t` with the bound parameters substituted (unbound ones become `dyn`).
-    pub fn substitute(&self, t: &Ty) -> Ty {
+    pub(super) fn substitute(&self, t: &Ty) -> Ty {
         match t {
             Ty::Param(i) => match &self.0[usize::from(*i)] {
                 Some(Ty::Free) | None => Ty::Dyn,

@@ -11,12 +11,12 @@ use serde_json::{Value, json};
 
 /// Why admission refused a create: the message of a 403 naming the object.
 #[derive(Debug, PartialEq)]
-pub struct Refusal(pub String);
+pub(crate) struct Refusal(pub String);
 
 /// Runs the plugins on `object`, a `group` `kind` being created. `service_account_exists`
 /// answers whether a ServiceAccount exists in the object's namespace; `suffix` gives the
 /// five random characters of the token volume's name.
-pub fn admit_create(
+pub(crate) fn admit_create(
     group: &str,
     kind: &str,
     object: &mut Value,

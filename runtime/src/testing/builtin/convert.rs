@@ -52,7 +52,7 @@ const DEFAULT_CPU_UTILIZATION: i64 = 80;
 /// `to_api_version`, as the apiserver converts it through its internal form. `spec` and
 /// `status` are converted when the object has them. The error names a version that is not
 /// one of the two.
-pub fn hpa(object: &Value, to_api_version: &str) -> Result<Value, String> {
+pub(crate) fn hpa(object: &Value, to_api_version: &str) -> Result<Value, String> {
     let from = object["apiVersion"].as_str().unwrap_or("");
     let internal = match from {
         V1 => v1_to_v2(object),

@@ -10,7 +10,7 @@ pub(crate) mod defaults;
 pub(crate) mod strategy;
 pub(crate) mod validate;
 
-pub use defaults::zero_values;
+pub(super) use defaults::zero_values;
 
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 /// One top-level resource of the built-in API.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Resource {
+pub(super) struct Resource {
     /// The API group; `""` for the core group.
     pub group: String,
     pub version: String,
@@ -48,23 +48,23 @@ pub struct Resource {
 
 /// A subresource of a built-in resource.
 #[derive(Debug, Deserialize)]
-pub struct Subresource {
+pub(super) struct Subresource {
     pub name: String,
     pub verbs: Vec<String>,
 }
 
 impl Resource {
     /// Whether the resource is stored (it can be listed), not a virtual one.
-    pub fn stored(&self) -> bool {
+    pub(super) fn stored(&self) -> bool {
         self.verbs.iter().any(|v| v == "list")
     }
 
-    pub fn subresource(&self, name: &str) -> Option<&Subresource> {
+    pub(super) fn subresource(&self, name: &str) -> Option<&Subresource> {
         self.subresources.iter().find(|s| s.name == name)
     }
 
     /// The kind's schema with every reference resolved.
-    pub fn schema(&self) -> Value {
+    pub(super) fn schema(&self) -> Value {
         resolve(&self.definition)
     }
 }
@@ -85,23 +85,23 @@ static TABLE: LazyLock<Table> = LazyLock::new(|| {
 });
 
 /// Every resource kube-apiserver v1.36.2 serves by default, in discovery's order.
-pub fn resources() -> &'static [Resource] {
+pub(super) fn resources() -> &'static [Resource] {
     &TABLE.resources
 }
 
 /// The built-in groups of `/apis`, in the apiserver's order.
-pub fn groups() -> &'static [Value] {
+pub(super) fn groups() -> &'static [Value] {
     &TABLE.groups
 }
 
 /// The discovery list of the built-in `group_version` (`v1` for the core group).
-pub fn resource_list(group_version: &str) -> Option<&'static [Value]> {
+pub(super) fn resource_list(group_version: &str) -> Option<&'static [Value]> {
     TABLE.resource_lists.get(group_version).map(Vec::as_slice)
 }
 
 /// The built-in resource `group/version` `resource`.
 #[cfg(test)]
-pub fn resource(group: &str, version: &str, resource: &str) -> Option<&'static Resource> {
+pub(super) fn resource(group: &str, version: &str, resource: &str) -> Option<&'static Resource> {
     resources()
         .iter()
         .find(|r| r.group == group && r.version == version && r.resource == resource)
@@ -112,7 +112,7 @@ pub fn resource(group: &str, version: &str, resource: &str) -> Option<&'static R
 /// `allOf: [{$ref}]` beside its own keywords (`default`) gets the definition's keywords with
 /// its own on top. A definition met again inside itself (JSONSchemaProps) is an object of
 /// any fields there.
-pub fn resolve(name: &str) -> Value {
+pub(super) fn resolve(name: &str) -> Value {
     let mut stack = Vec::new();
     definition(name, &mut stack)
 }

@@ -29,7 +29,11 @@ pub(crate) struct Resource {
 }
 
 impl Resource {
-    pub const fn new(group: &'static str, version: &'static str, plural: &'static str) -> Self {
+    pub(crate) const fn new(
+        group: &'static str,
+        version: &'static str,
+        plural: &'static str,
+    ) -> Self {
         Resource {
             group,
             version,
@@ -39,7 +43,12 @@ impl Resource {
 
     /// The resource's path, of a namespace's objects or (`namespace` empty) of all of them
     /// or of a cluster-scoped resource, with `name` and `subresource` appended when given.
-    pub fn path(&self, namespace: &str, name: Option<&str>, subresource: Option<&str>) -> String {
+    pub(crate) fn path(
+        &self,
+        namespace: &str,
+        name: Option<&str>,
+        subresource: Option<&str>,
+    ) -> String {
         let mut path = match self.group {
             "" => format!("/api/{}", self.version),
             g => format!("/apis/{g}/{}", self.version),
@@ -121,21 +130,21 @@ pub(crate) struct Refused {
 }
 
 impl Refused {
-    pub fn is_not_found(&self) -> bool {
+    pub(crate) fn is_not_found(&self) -> bool {
         self.code == 404
     }
 
-    pub fn is_conflict(&self) -> bool {
+    pub(crate) fn is_conflict(&self) -> bool {
         self.code == 409 && self.reason == "Conflict"
     }
 
-    pub fn is_already_exists(&self) -> bool {
+    pub(crate) fn is_already_exists(&self) -> bool {
         self.code == 409 && self.reason == "AlreadyExists"
     }
 
     /// Whether the namespace is being deleted (a create refused with the cause
     /// `NamespaceTerminating`), which controllers let go.
-    pub fn is_namespace_terminating(&self) -> bool {
+    pub(crate) fn is_namespace_terminating(&self) -> bool {
         self.status["details"]["causes"]
             .as_array()
             .is_some_and(|c| c.iter().any(|c| c["reason"] == "NamespaceTerminating"))
@@ -168,12 +177,12 @@ impl Api {
     }
 
     /// The cluster's clock.
-    pub fn clock(&self) -> &Clock {
+    pub(crate) fn clock(&self) -> &Clock {
         &self.inner.clock
     }
 
     /// Every kind the server serves (its storage version).
-    pub fn served(&self) -> Vec<Served> {
+    pub(crate) fn served(&self) -> Vec<Served> {
         let state = self.inner.lock();
         state
             .kinds
@@ -193,7 +202,7 @@ impl Api {
     }
 
     /// The stored object, at the resource's storage version.
-    pub fn get(&self, r: Resource, namespace: &str, name: &str) -> Option<Value> {
+    pub(crate) fn get(&self, r: Resource, namespace: &str, name: &str) -> Option<Value> {
         self.inner
             .lock()
             .stored_object(r.group, r.plural, namespace, name)
@@ -201,7 +210,7 @@ impl Api {
     }
 
     /// The stored objects of a resource, in one namespace or (`None`) all, in key order.
-    pub fn list(&self, r: Resource, namespace: Option<&str>) -> Vec<Value> {
+    pub(crate) fn list(&self, r: Resource, namespace: Option<&str>) -> Vec<Value> {
         self.inner
             .lock()
             .stored_objects(r.group, r.plural, namespace)
@@ -211,7 +220,12 @@ impl Api {
     }
 
     /// POST of a new object.
-    pub fn create(&self, r: Resource, namespace: &str, body: &Value) -> Result<Value, Refused> {
+    pub(crate) fn create(
+        &self,
+        r: Resource,
+        namespace: &str,
+        body: &Value,
+    ) -> Result<Value, Refused> {
         self.send(
             Method::POST,
             r.path(namespace, None, None),
@@ -221,7 +235,7 @@ impl Api {
     }
 
     /// PUT of the whole object.
-    pub fn update(
+    pub(crate) fn update(
         &self,
         r: Resource,
         namespace: &str,
@@ -237,7 +251,7 @@ impl Api {
     }
 
     /// PUT of the whole object to its `/status`.
-    pub fn update_status(
+    pub(crate) fn update_status(
         &self,
         r: Resource,
         namespace: &str,
@@ -249,7 +263,7 @@ impl Api {
     }
 
     /// PATCH of the object, or of its `subresource`.
-    pub fn patch(
+    pub(crate) fn patch(
         &self,
         r: Resource,
         namespace: &str,
@@ -263,7 +277,7 @@ impl Api {
     }
 
     /// DELETE with `options` (a `DeleteOptions` body, or `Value::Null` for none).
-    pub fn delete(
+    pub(crate) fn delete(
         &self,
         r: Resource,
         namespace: &str,
@@ -280,7 +294,7 @@ impl Api {
     }
 
     /// Any request: `path` may carry a query.
-    pub fn send(
+    pub(crate) fn send(
         &self,
         method: Method,
         path: String,

@@ -49,22 +49,22 @@ pub(crate) struct Change {
 
 impl Change {
     /// Whether the change is to the resource `group`/`resource`.
-    pub fn is(&self, group: &str, resource: &str) -> bool {
+    pub(crate) fn is(&self, group: &str, resource: &str) -> bool {
         self.group == group && self.resource == resource
     }
 
     /// The changed object's namespace (`""` for a cluster-scoped one).
-    pub fn namespace(&self) -> &str {
+    pub(crate) fn namespace(&self) -> &str {
         self.object["metadata"]["namespace"].as_str().unwrap_or("")
     }
 
     /// The changed object's name.
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         self.object["metadata"]["name"].as_str().unwrap_or("")
     }
 
     /// The changed object's queue key (`namespace/name`, or `name`).
-    pub fn key(&self) -> String {
+    pub(crate) fn key(&self) -> String {
         super::queue::key(self.namespace(), self.name())
     }
 }
@@ -111,7 +111,7 @@ pub(crate) enum Outcome {
 }
 
 /// A failed sync: retried with client-go's per-item backoff.
-pub type SyncError = String;
+pub(crate) type SyncError = String;
 
 /// One of kube-controller-manager's controllers, in memory.
 pub(crate) trait Controller: Send {
@@ -147,7 +147,7 @@ pub(crate) struct Cx<'a> {
 
 impl Cx<'_> {
     /// Records an event about `object` (a stored object), as the controller's recorder does.
-    pub fn event(&mut self, object: &Value, kind: EventType, reason: &str, message: &str) {
+    pub(crate) fn event(&mut self, object: &Value, kind: EventType, reason: &str, message: &str) {
         self.recorder
             .record(self.api, object, kind, reason, message);
     }

@@ -31,7 +31,7 @@ pub(crate) struct Queue {
 
 impl Queue {
     /// Queues `key` unless it is queued already.
-    pub fn add(&mut self, key: impl Into<String>) {
+    pub(crate) fn add(&mut self, key: impl Into<String>) {
         let key = key.into();
         if self.queued.insert(key.clone()) {
             self.ready.push_back(key);
@@ -39,7 +39,7 @@ impl Queue {
     }
 
     /// Queues `key` once `delay` has passed on the cluster's clock (`now` being its time).
-    pub fn add_after(&mut self, key: impl Into<String>, now: Timestamp, delay: Duration) {
+    pub(crate) fn add_after(&mut self, key: impl Into<String>, now: Timestamp, delay: Duration) {
         let delay = SignedDuration::try_from(delay).unwrap_or(SignedDuration::MAX);
         let due = now.saturating_add(delay).unwrap_or(Timestamp::MAX);
         self.add_at(key, due);
@@ -47,7 +47,7 @@ impl Queue {
 
     /// Queues `key` at `due` on the cluster's clock. A key already waiting keeps the earlier
     /// of its two times, as client-go's delaying queue keeps one entry per key.
-    pub fn add_at(&mut self, key: impl Into<String>, due: Timestamp) {
+    pub(crate) fn add_at(&mut self, key: impl Into<String>, due: Timestamp) {
         let key = key.into();
         if let Some(&(waiting, sequence)) = self.waiting.get(&key) {
             if waiting <= due {

@@ -57,7 +57,7 @@ pub(super) struct Exited {
 impl Processes {
     /// Starts a supervisor thread that spawns `specs` in order. If one cannot be spawned, the
     /// ones already running are killed and the error returned.
-    pub async fn spawn(specs: Vec<ProcessSpec>) -> Result<Processes, EnvtestError> {
+    pub(super) async fn spawn(specs: Vec<ProcessSpec>) -> Result<Processes, EnvtestError> {
         let states = Arc::new(Mutex::new(Vec::new()));
         let (stop, stop_rx) = mpsc::channel();
         let (spawned_tx, spawned) = tokio::sync::oneshot::channel();
@@ -82,12 +82,12 @@ impl Processes {
     }
 
     /// The process id of the child named `name`.
-    pub fn pid(&self, name: &str) -> Option<u32> {
+    pub(super) fn pid(&self, name: &str) -> Option<u32> {
         self.lock().iter().find(|c| c.name == name).map(|c| c.pid)
     }
 
     /// The first child that has exited, if any.
-    pub fn exited(&self) -> Option<Exited> {
+    pub(super) fn exited(&self) -> Option<Exited> {
         let states = self.lock();
         let child = states.iter().find(|c| c.exit.is_some())?;
         Some(Exited {
@@ -98,7 +98,7 @@ impl Processes {
     }
 
     /// The last lines of the log of the child named `name`.
-    pub fn log_tail(&self, name: &str) -> String {
+    pub(super) fn log_tail(&self, name: &str) -> String {
         let log = self
             .lock()
             .iter()
@@ -108,7 +108,7 @@ impl Processes {
     }
 
     /// Kills every child, waits for them, and ends the supervisor thread. Idempotent.
-    pub fn stop(&mut self) {
+    pub(super) fn stop(&mut self) {
         let Some(thread) = self.thread.take() else {
             return;
         };

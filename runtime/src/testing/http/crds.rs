@@ -12,7 +12,7 @@ use crate::testing::state::State;
 use crate::testing::status::ApiError;
 
 /// A request for the CRDs: the list, one CRD, or one CRD's status.
-pub enum CrdRequest {
+pub(super) enum CrdRequest {
     List,
     One(String),
     Status(String),
@@ -20,7 +20,7 @@ pub enum CrdRequest {
 
 impl CrdRequest {
     /// The CRD request a path names, if any.
-    pub fn of(segments: &[String]) -> Option<CrdRequest> {
+    pub(super) fn of(segments: &[String]) -> Option<CrdRequest> {
         let s: Vec<&str> = segments.iter().map(String::as_str).collect();
         match s.as_slice() {
             [
@@ -40,12 +40,12 @@ impl CrdRequest {
     }
 
     /// Whether answering needs the request's body.
-    pub fn reads_body(&self, method: &Method) -> bool {
+    pub(super) fn reads_body(&self, method: &Method) -> bool {
         matches!(self, CrdRequest::Status(_)) && *method != Method::GET
     }
 
     /// The answer to `method` with `body` (read only when [`Self::reads_body`]).
-    pub fn answer(
+    pub(super) fn answer(
         &self,
         state: &mut State,
         method: &Method,

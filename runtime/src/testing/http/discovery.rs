@@ -9,7 +9,7 @@ use crate::testing::state::State;
 use crate::testing::status::ApiError;
 
 /// A discovery document.
-pub enum Discovery {
+pub(super) enum Discovery {
     Version,
     CoreGroup,
     CoreResources,
@@ -20,7 +20,7 @@ pub enum Discovery {
 
 impl Discovery {
     /// The document a path names, if any.
-    pub fn of(segments: &[String]) -> Option<Discovery> {
+    pub(super) fn of(segments: &[String]) -> Option<Discovery> {
         let s: Vec<&str> = segments.iter().map(String::as_str).collect();
         Some(match s.as_slice() {
             ["version"] => Discovery::Version,
@@ -46,7 +46,7 @@ fn storage_version_hash(group: &str, version: &str, kind: &str) -> String {
 }
 
 /// The document, or `None` where the apiserver has no handler (`404 page not found`).
-pub fn answer(state: &State, r: &Discovery) -> Result<Option<Value>, ApiError> {
+pub(super) fn answer(state: &State, r: &Discovery) -> Result<Option<Value>, ApiError> {
     // The built-in groups in the apiserver's order, then the CRDs' groups.
     let groups = || {
         let mut out: Vec<Value> = builtin::groups().to_vec();

@@ -4,7 +4,7 @@
 
 /// Go's `time.ParseDuration` of `value` (bytes, as Go holds a query value): the duration in
 /// nanoseconds, or Go's error text (`time: missing unit in duration "1"`).
-pub fn parse(value: &[u8]) -> Result<i64, String> {
+pub(crate) fn parse(value: &[u8]) -> Result<i64, String> {
     let invalid = |message: &str| Err(format!("time: {message} {}", quote(value)));
     let mut s = value;
     let mut negative = false;

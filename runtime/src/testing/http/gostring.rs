@@ -8,7 +8,7 @@ use crate::validation::go_print;
 
 /// Go's `for i, r := range s`: each rune with its byte offset, an invalid byte being
 /// U+FFFD of width 1.
-pub fn runes(bytes: &[u8]) -> Vec<(usize, char, usize)> {
+pub(super) fn runes(bytes: &[u8]) -> Vec<(usize, char, usize)> {
     let mut out = Vec::new();
     let mut offset = 0;
     for chunk in bytes.utf8_chunks() {
@@ -26,7 +26,7 @@ pub fn runes(bytes: &[u8]) -> Vec<(usize, char, usize)> {
 
 /// Go's `strconv.Quote` (`%q`) of a byte string: as [`go_print::quote`], with each invalid
 /// byte written `\xNN`.
-pub fn quote(bytes: &[u8]) -> String {
+pub(super) fn quote(bytes: &[u8]) -> String {
     let mut out = String::from("\"");
     for chunk in bytes.utf8_chunks() {
         let valid = go_print::quote(chunk.valid());

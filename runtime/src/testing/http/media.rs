@@ -16,7 +16,7 @@ const SERVED: [&str; 3] = [
 
 /// What a create, update or delete body is written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BodyFormat {
+pub(super) enum BodyFormat {
     Json,
     Yaml,
 }
@@ -25,7 +25,7 @@ pub enum BodyFormat {
 /// it must parse as Go's `mime.ParseMediaType` parses it and name JSON or YAML. Protobuf,
 /// which the apiserver also reads (and on which it panics without `fieldValidation=Ignore`),
 /// is refused here.
-pub fn body_format(content_type: &str) -> Result<BodyFormat, ApiError> {
+pub(super) fn body_format(content_type: &str) -> Result<BodyFormat, ApiError> {
     if content_type.is_empty() {
         return Ok(BodyFormat::Json);
     }
@@ -38,7 +38,7 @@ pub fn body_format(content_type: &str) -> Result<BodyFormat, ApiError> {
 
 /// What a patch's `Content-Type` names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PatchType {
+pub(super) enum PatchType {
     Json,
     Merge,
     Apply,
@@ -55,7 +55,7 @@ const PATCH_TYPES: [&str; 3] = [
 
 /// A patch's `Content-Type`: cut at its first `;` (unless the `;` comes first) and compared
 /// exactly, case and spaces included.
-pub fn patch_type(content_type: &str, builtin: bool) -> Result<PatchType, ApiError> {
+pub(super) fn patch_type(content_type: &str, builtin: bool) -> Result<PatchType, ApiError> {
     let media = match content_type.find(';') {
         Some(i) if i > 0 => &content_type[..i],
         _ => content_type,
@@ -73,7 +73,7 @@ pub fn patch_type(content_type: &str, builtin: bool) -> Result<PatchType, ApiErr
 
 /// Go's `mime.ParseMediaType`: the lowercased media type, or `None` where Go returns an
 /// error (no type, a bad token, a malformed or conflicting parameter).
-pub fn parse_media_type(value: &str) -> Option<String> {
+pub(super) fn parse_media_type(value: &str) -> Option<String> {
     let base = value.split(';').next().unwrap_or("");
     let mut rest = &value[base.len()..];
     let media = base.to_lowercase().trim().to_owned();
@@ -155,7 +155,7 @@ fn param_value(s: &str) -> Option<(String, &str)> {
 
 /// A response body's encoding, from `Accept`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Encoding {
+pub(super) enum Encoding {
     Json,
     Yaml,
     Protobuf,
@@ -163,7 +163,7 @@ pub enum Encoding {
 
 /// A transformation `Accept` asks for (`as=...;g=meta.k8s.io;v=...`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Convert {
+pub(super) struct Convert {
     pub kind: String,
     /// `meta.k8s.io/v1` or `meta.k8s.io/v1beta1`.
     pub api_version: String,
@@ -171,7 +171,7 @@ pub struct Convert {
 
 /// The outcome of `Accept` negotiation.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Negotiated {
+pub(super) struct Negotiated {
     pub encoding: Encoding,
     /// `pretty=1` in the media type.
     pub pretty: bool,
@@ -182,7 +182,7 @@ pub struct Negotiated {
 /// transformations), or one with the apiserver's default restrictions, the error writer and
 /// discovery (any served type, no transformation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Endpoint {
+pub(super) enum Endpoint {
     Resource,
     Default,
 }
@@ -274,7 +274,7 @@ fn split_all(s: &str, sep: char) -> Vec<&str> {
 /// the first clause, in goautoneg's order, whose type one of them matches and whose
 /// parameters the endpoint allows. `None` is the apiserver's 406. An empty header is JSON.
 /// A watch streams what this chooses, and has no YAML stream: see [`not_acceptable`].
-pub fn negotiate(accept: &str, endpoint: Endpoint) -> Option<Negotiated> {
+pub(super) fn negotiate(accept: &str, endpoint: Endpoint) -> Option<Negotiated> {
     if accept.is_empty() {
         return Some(Negotiated {
             encoding: Encoding::Json,
@@ -358,7 +358,7 @@ fn accept_options(
 }
 
 /// The 406 of a request whose `Accept` no served type matches.
-pub fn not_acceptable(stream: bool) -> ApiError {
+pub(super) fn not_acceptable(stream: bool) -> ApiError {
     match stream {
         true => ApiError::not_acceptable(&[
             "application/json;stream=watch",

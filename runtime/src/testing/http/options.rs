@@ -17,7 +17,7 @@ const MAX_FIELD_MANAGER: usize = 128;
 
 /// Which write the options are for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Write {
+pub(super) enum Write {
     Create,
     Update,
     /// A patch; `apply` for server-side apply.
@@ -38,7 +38,11 @@ impl Write {
 
 /// The options of a create, update or patch: 422 when the apiserver refuses them. Without a
 /// `fieldManager`, the manager is named after the User-Agent.
-pub fn write(query: &Query, write: Write, user_agent: &str) -> Result<WriteOptions, ApiError> {
+pub(super) fn write(
+    query: &Query,
+    write: Write,
+    user_agent: &str,
+) -> Result<WriteOptions, ApiError> {
     let manager = query.first_raw("fieldManager").unwrap_or_default();
     let validation = query.first_raw("fieldValidation").unwrap_or_default();
     let dry_run = query.all("dryRun");
@@ -127,7 +131,7 @@ fn dry_run_errors(values: &[&str]) -> Vec<FieldError> {
 
 /// Delete options from the query, as the apiserver reads them when the request has no body:
 /// a `gracePeriodSeconds` that is no integer is a 400.
-pub fn delete_from_query(query: &Query) -> Result<Value, ApiError> {
+pub(super) fn delete_from_query(query: &Query) -> Result<Value, ApiError> {
     let mut options = Map::new();
     if let Some(grace) = query.first("gracePeriodSeconds") {
         let seconds: i64 = grace.parse().map_err(|e: std::num::ParseIntError| {
@@ -164,7 +168,7 @@ fn parse_int_error(value: &str, e: &std::num::ParseIntError) -> String {
 
 /// `ValidateDeleteOptions` on the options a DELETE carries (its body's, or its query's):
 /// the 422, and otherwise whether the delete is a dry run.
-pub fn check_delete(options: &Value) -> Result<bool, ApiError> {
+pub(super) fn check_delete(options: &Value) -> Result<bool, ApiError> {
     let mut errors = Vec::new();
     let policy = options.get("propagationPolicy").filter(|p| !p.is_null());
     if let Some(policy) = policy {

@@ -14,7 +14,7 @@ use crate::testing::status::ApiError;
 
 /// How a request's successful answer is written.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Output {
+pub(super) struct Output {
     pub encoding: Encoding,
     pub pretty: bool,
     pub convert: Option<Convert>,
@@ -24,12 +24,12 @@ impl Output {
     /// The apiserver's `NegotiateOutputMediaType` for a resource's handler: 406 when
     /// nothing in `accept` is served. `pretty` is the request's own wish
     /// ([`pretty_requested`]).
-    pub fn negotiate(accept: &str, pretty: bool) -> Result<Output, ApiError> {
+    pub(super) fn negotiate(accept: &str, pretty: bool) -> Result<Output, ApiError> {
         Self::negotiate_for(accept, pretty, Endpoint::Resource)
     }
 
     /// [`Output::negotiate`] for `endpoint`'s restrictions (discovery has the default ones).
-    pub fn negotiate_for(
+    pub(super) fn negotiate_for(
         accept: &str,
         pretty: bool,
         endpoint: Endpoint,
@@ -43,7 +43,7 @@ impl Output {
     }
 
     /// `value` with `code`, transformed as asked.
-    pub fn write(&self, code: u16, value: Value) -> Response<ResponseBody> {
+    pub(super) fn write(&self, code: u16, value: Value) -> Response<ResponseBody> {
         let value = match &self.convert {
             Some(convert) => match transform(value, convert) {
                 Ok(v) => v,
@@ -69,7 +69,7 @@ impl Output {
     }
 
     /// Applies the transformation asked for to one watch event's object.
-    pub fn watch_event(&self, frame: Bytes) -> Bytes {
+    pub(super) fn watch_event(&self, frame: Bytes) -> Bytes {
         let Some(convert) = &self.convert else {
             return frame;
         };
@@ -94,7 +94,7 @@ impl Output {
 
 /// The apiserver's `isPrettyPrint`: `?pretty=<bool>` when given and not empty, otherwise a
 /// User-Agent of a browser, curl or wget.
-pub fn pretty_requested(raw_query: Option<&str>, query: &Query, user_agent: &str) -> bool {
+pub(super) fn pretty_requested(raw_query: Option<&str>, query: &Query, user_agent: &str) -> bool {
     if raw_query.is_some_and(|q| q.contains("pretty"))
         && let Some(value) = query.first("pretty").filter(|v| !v.is_empty())
     {
@@ -107,7 +107,7 @@ pub fn pretty_requested(raw_query: Option<&str>, query: &Query, user_agent: &str
 
 /// An error as the apiserver's error writer answers it: negotiated without
 /// transformations, and as indented JSON when nothing in `accept` is served.
-pub fn error(e: &ApiError, accept: &str, pretty: bool) -> Response<ResponseBody> {
+pub(super) fn error(e: &ApiError, accept: &str, pretty: bool) -> Response<ResponseBody> {
     let status = e.to_status();
     let mut response = match media::negotiate(accept, Endpoint::Default) {
         Some(n) if n.encoding == Encoding::Yaml => {

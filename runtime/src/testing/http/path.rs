@@ -4,11 +4,11 @@
 //! (`apiserver:pkg/endpoints/request/requestinfo.go`).
 
 use super::query::Query;
-pub use crate::rbac::Verb;
+pub(super) use crate::rbac::Verb;
 
 /// What the path and method say about a request under `/apis/<group>/<version>/`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ResourceRequest {
+pub(super) struct ResourceRequest {
     pub group: String,
     pub version: String,
     /// Empty for a cluster-level URL (and for `namespaces//…`, as the apiserver reads it).
@@ -22,12 +22,12 @@ pub struct ResourceRequest {
 
 /// A path with an escape Go's URL parser refuses (`%zz`, a lone `%`).
 #[derive(Debug, PartialEq, Eq)]
-pub struct BadEscape;
+pub(super) struct BadEscape;
 
 /// The path's segments after percent-decoding, leading and trailing slashes trimmed and
 /// empty segments kept, as the apiserver splits them: `a%2Fb` is two segments, `a//b`
 /// three. Decoded bytes that are not UTF-8 become U+FFFD, as Go's JSON encoder writes them.
-pub fn segments(raw_path: &str) -> Result<Vec<String>, BadEscape> {
+pub(super) fn segments(raw_path: &str) -> Result<Vec<String>, BadEscape> {
     let decoded = unescape(raw_path)?;
     let path = String::from_utf8_lossy(&decoded);
     let trimmed = path.trim_matches('/');
@@ -60,7 +60,7 @@ fn unescape(raw: &str) -> Result<Vec<u8>, BadEscape> {
 
 /// The apiserver's reading of a path under `/api/v1/` or `/apis/`: `None` for anything that
 /// is not a resource request (no resource, another prefix).
-pub fn resource_request(
+pub(super) fn resource_request(
     segments: &[String],
     method: &http::Method,
     query: &Query,

@@ -13,7 +13,7 @@ struct Param {
 
 /// A request's query parameters, in order.
 #[derive(Clone, Debug, Default)]
-pub struct Query {
+pub(super) struct Query {
     params: Vec<Param>,
 }
 
@@ -24,7 +24,7 @@ impl Query {
     /// `url.ParseQuery`, keeping what `URL.Query()` keeps: segments split on `&`; a segment
     /// holding a `;` or a bad `%` escape is dropped whole; `+` is a space; and a query with
     /// more than 10,000 parameters is dropped entirely.
-    pub fn parse(raw: Option<&str>) -> Query {
+    pub(super) fn parse(raw: Option<&str>) -> Query {
         let raw = raw.unwrap_or("");
         if raw.matches('&').count() + 1 > MAX_PARAMS {
             return Query::default();
@@ -51,28 +51,28 @@ impl Query {
     }
 
     /// The first value of `key`, as the apiserver reads a scalar option.
-    pub fn first(&self, key: &str) -> Option<&str> {
+    pub(super) fn first(&self, key: &str) -> Option<&str> {
         self.values(key).next().map(|p| p.text.as_str())
     }
 
     /// The first value of `key`, as bytes.
-    pub fn first_raw(&self, key: &str) -> Option<&[u8]> {
+    pub(super) fn first_raw(&self, key: &str) -> Option<&[u8]> {
         self.values(key).next().map(|p| p.raw.as_slice())
     }
 
     /// Every value of `key`, as the apiserver reads a list option (`dryRun`).
-    pub fn all(&self, key: &str) -> Vec<&str> {
+    pub(super) fn all(&self, key: &str) -> Vec<&str> {
         self.values(key).map(|p| p.text.as_str()).collect()
     }
 
     /// Whether `key` is given at all (even empty).
-    pub fn has(&self, key: &str) -> bool {
+    pub(super) fn has(&self, key: &str) -> bool {
         self.values(key).next().is_some()
     }
 
     /// A boolean option as Go's `ParameterCodec` converts it: absent is `None`; the first
     /// value `0` or `false` (in any case) is false; anything else, empty included, is true.
-    pub fn go_bool(&self, key: &str) -> Option<bool> {
+    pub(super) fn go_bool(&self, key: &str) -> Option<bool> {
         self.first(key)
             .map(|v| !(v == "0" || equal_fold(v, "false")))
     }

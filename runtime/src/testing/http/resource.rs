@@ -157,7 +157,7 @@ fn restful_route(
 }
 
 /// Serves a resource request; `body` is read at the point the verb's handler reads it.
-pub async fn serve(
+pub(super) async fn serve(
     inner: &Arc<Inner>,
     call: &Call,
     r: &ResourceRequest,

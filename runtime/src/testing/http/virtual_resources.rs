@@ -21,7 +21,7 @@ use crate::testing::status::ApiError;
 
 /// Which of the three a request addresses: a resource created to ask, answered, never stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum VirtualResource {
+pub(super) enum VirtualResource {
     /// `POST /api/v1/namespaces/<ns>/serviceaccounts/<name>/token`.
     TokenRequest { namespace: String, name: String },
     /// `POST /apis/authentication.k8s.io/v1/tokenreviews`.
@@ -32,7 +32,7 @@ pub enum VirtualResource {
 
 impl VirtualResource {
     /// The virtual resource `r` addresses, if any.
-    pub fn of(r: &ResourceRequest) -> Option<VirtualResource> {
+    pub(super) fn of(r: &ResourceRequest) -> Option<VirtualResource> {
         let cluster = r.namespace.is_empty() && r.name.is_empty() && r.subresource.is_empty();
         match (r.group.as_str(), r.version.as_str(), r.resource.as_str()) {
             ("", "v1", "serviceaccounts")
@@ -63,7 +63,7 @@ impl VirtualResource {
 }
 
 /// Answers a request for `resource`, reading the body as the create handler does.
-pub async fn serve(
+pub(super) async fn serve(
     inner: &Inner,
     call: &Call,
     r: &ResourceRequest,

@@ -12,7 +12,7 @@ const TRUNCATE_ITEM_RUNES: usize = 256;
 
 /// The warnings of one response, in the order they were added.
 #[derive(Debug, Default)]
-pub struct Recorder {
+pub(super) struct Recorder {
     /// Every distinct text added, for replaying them truncated.
     recorded: Vec<String>,
     /// The headers written so far.
@@ -24,14 +24,14 @@ pub struct Recorder {
 
 impl Recorder {
     /// Adds the warnings of a request, in order.
-    pub fn extend(&mut self, texts: impl IntoIterator<Item = String>) {
+    pub(super) fn extend(&mut self, texts: impl IntoIterator<Item = String>) {
         for text in texts {
             self.add(text);
         }
     }
 
     /// `recorder.AddWarning` with the agent `-`.
-    pub fn add(&mut self, text: String) {
+    pub(super) fn add(&mut self, text: String) {
         if text.is_empty() || (self.truncating && self.written >= TRUNCATE_AT_TOTAL_RUNES) {
             return;
         }
@@ -69,7 +69,7 @@ impl Recorder {
     }
 
     /// The `Warning` header values, in order.
-    pub fn headers(self) -> Vec<HeaderValue> {
+    pub(super) fn headers(self) -> Vec<HeaderValue> {
         self.headers
     }
 }

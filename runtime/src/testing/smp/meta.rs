@@ -33,7 +33,7 @@ impl<'a> PatchMeta<'a> {
 
     /// The strategy beside `retainKeys` (`extractRetainKeysPatchStrategy`): `merge`,
     /// `replace` or `""`.
-    pub fn strategy(&self) -> Result<&'a str, SmpError> {
+    pub(super) fn strategy(&self) -> Result<&'a str, SmpError> {
         match self.strategies.as_slice() {
             [] | ["retainKeys"] => Ok(""),
             [one] => Ok(one),

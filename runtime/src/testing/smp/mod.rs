@@ -43,7 +43,7 @@ const SET_ELEMENT_ORDER: &str = "$setElementOrder";
 
 /// Why the apiserver refuses a strategic merge patch, in the shape it answers with.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum SmpError {
+pub(super) enum SmpError {
     /// 400 `BadRequest` with this message: a malformed `$retainKeys`,
     /// `$deleteFromPrimitiveList/` or `$setElementOrder/` directive, or a patch that is
     /// not a JSON object.
@@ -69,7 +69,7 @@ pub enum SmpError {
 impl SmpError {
     /// The HTTP status code the apiserver answers with.
     #[cfg(test)]
-    pub fn code(&self) -> u16 {
+    pub(super) fn code(&self) -> u16 {
         match self {
             SmpError::BadRequest(_) => 400,
             SmpError::Unprocessable(_) => 422,
@@ -79,7 +79,7 @@ impl SmpError {
 
     /// The Status the apiserver answers with. A panic has no Status (its body is plain
     /// text); it is given here as a 500 with the panic handler's text.
-    pub fn api_error(&self) -> ApiError {
+    pub(super) fn api_error(&self) -> ApiError {
         match self {
             SmpError::BadRequest(message) => ApiError::bad_request(message.clone()),
             SmpError::Unprocessable(_) => ApiError::patch_not_applicable(),
@@ -90,14 +90,14 @@ impl SmpError {
 }
 
 /// What the apiserver's panic handler writes.
-pub const PANIC_BODY: &str =
+pub(super) const PANIC_BODY: &str =
     "This request caused apiserver to panic. Look in the logs for details.";
 
 /// `original` patched by `patch` as the apiserver's strategicpatch package does for a
 /// built-in kind whose OpenAPI v3 schema (references resolved, see `builtin::resolve`) is
 /// `schema`.
 #[cfg(test)]
-pub fn apply(original: &Value, patch: &Value, schema: &Value) -> Result<Value, SmpError> {
+pub(super) fn apply(original: &Value, patch: &Value, schema: &Value) -> Result<Value, SmpError> {
     let mut patch = patch.clone();
     apply_leaving_patch(original, &mut patch, schema)
 }
@@ -107,7 +107,7 @@ pub fn apply(original: &Value, patch: &Value, schema: &Value) -> Result<Value, S
 /// taken out, nulls dropped from new values. The apiserver prints that map (`%+v`) when the
 /// patched object does not decode: 422 `Invalid` on the field `patch`, see
 /// [`patch_value_for_message`].
-pub fn apply_leaving_patch(
+pub(super) fn apply_leaving_patch(
     original: &Value,
     patch: &mut Value,
     schema: &Value,
@@ -129,7 +129,7 @@ pub fn apply_leaving_patch(
 
 /// The patch as the apiserver's `patch: Invalid value: "<this>"` messages print it
 /// (`fmt.Sprintf("%+v", patchMap)` after [`apply_leaving_patch`]).
-pub fn patch_value_for_message(patch: &Value) -> String {
+pub(super) fn patch_value_for_message(patch: &Value) -> String {
     match patch {
         Value::Null => "map[]".into(),
         other => go_print::print(other),

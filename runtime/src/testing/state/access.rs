@@ -16,7 +16,7 @@ const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
 impl State {
     /// Answers a SubjectAccessReview: `body` with `status.allowed` (and `status.reason` when
     /// there is one).
-    pub fn review_access(&self, mut body: Value) -> Result<Value, ApiError> {
+    pub(crate) fn review_access(&self, mut body: Value) -> Result<Value, ApiError> {
         let spec = &body["spec"];
         let text = |v: &Value, key: &str| v[key].as_str().unwrap_or("").to_owned();
         let resource = spec.get("resourceAttributes").filter(|v| !v.is_null());

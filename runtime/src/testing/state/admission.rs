@@ -26,7 +26,7 @@ pub(super) struct Review<'a> {
 
 impl<'a> Review<'a> {
     /// A CREATE of `object`.
-    pub fn create(object: &'a Value, w: &WriteOptions) -> Self {
+    pub(super) fn create(object: &'a Value, w: &WriteOptions) -> Self {
         Review {
             operation: "CREATE",
             object: Some(object),
@@ -37,7 +37,7 @@ impl<'a> Review<'a> {
     }
 
     /// An UPDATE of `old` to `object`.
-    pub fn update(object: &'a Value, old: &'a Value, w: &WriteOptions) -> Self {
+    pub(super) fn update(object: &'a Value, old: &'a Value, w: &WriteOptions) -> Self {
         Review {
             operation: "UPDATE",
             object: Some(object),
@@ -48,7 +48,7 @@ impl<'a> Review<'a> {
     }
 
     /// A DELETE of `old`, with the request's `DeleteOptions` body.
-    pub fn delete(old: &'a Value, w: &WriteOptions, body: &Value) -> Self {
+    pub(super) fn delete(old: &'a Value, w: &WriteOptions, body: &Value) -> Self {
         Review {
             operation: "DELETE",
             object: None,

@@ -22,7 +22,7 @@ use crate::validation::{FieldError, ResourceValidator, objectmeta};
 
 /// A built-in kind: the resource of the built-in API serving it (its preferred version's).
 #[derive(Clone, Copy, Debug)]
-pub struct Builtin(&'static Resource);
+pub(crate) struct Builtin(&'static Resource);
 
 impl PartialEq for Builtin {
     fn eq(&self, other: &Self) -> bool {
@@ -223,12 +223,12 @@ fn required_nulls(schema: &Value, object: &mut Value) {
 
 impl Builtin {
     /// Every built-in kind the server stores, as the server's entries.
-    pub fn entries() -> Vec<Arc<KindEntry>> {
+    pub(crate) fn entries() -> Vec<Arc<KindEntry>> {
         ENTRIES.clone()
     }
 
     /// The resource of the built-in API serving this kind.
-    pub fn resource(self) -> &'static Resource {
+    pub(crate) fn resource(self) -> &'static Resource {
         self.0
     }
 
@@ -238,7 +238,7 @@ impl Builtin {
 
     /// The group `Invalid` errors name (an events.k8s.io Event is validated as the core
     /// Event, with no group).
-    pub fn error_group(self) -> &'static str {
+    pub(crate) fn error_group(self) -> &'static str {
         validate::error_group(&self.0.group, &self.0.kind)
     }
 
@@ -256,7 +256,12 @@ impl Builtin {
     /// [`Builtin::add_zero_fields`]), the kind's defaulters run (`version` is the request's),
     /// and `MicroTime` fields read as Go reads them and written back in UTC with six
     /// fractional digits. The error is Go's parse error.
-    pub fn decode(self, version: &str, schema: &Value, object: &mut Value) -> Result<(), String> {
+    pub(crate) fn decode(
+        self,
+        version: &str,
+        schema: &Value,
+        object: &mut Value,
+    ) -> Result<(), String> {
         self.add_zero_fields(schema, object);
         defaults::apply(&self.0.group, version, &self.0.kind, object);
         for path in self.micro_times() {
@@ -272,7 +277,7 @@ impl Builtin {
     /// kind as its converter writes it — the zero values, and `null` for each required field
     /// without one (a slice or pointer Go writes although it is unset: a PodSpec's
     /// `containers`, a DeploymentSpec's `selector`).
-    pub fn zero_object(self, schema: &Value, object: &mut Value) {
+    pub(crate) fn zero_object(self, schema: &Value, object: &mut Value) {
         self.add_zero_fields(schema, object);
         required_nulls(schema, object);
         for path in null_fields(&self.0.group, &self.0.kind) {
@@ -288,27 +293,27 @@ impl Builtin {
     }
 
     /// The registry strategy's `PrepareForCreate` (the object has its name and uid).
-    pub fn prepare_for_create(self, version: &str, object: &mut Value) {
+    pub(crate) fn prepare_for_create(self, version: &str, object: &mut Value) {
         strategy::prepare_for_create(&self.0.group, version, &self.0.kind, object);
     }
 
     /// The registry strategy's `PrepareForUpdate` of the main resource.
-    pub fn prepare_for_update(self, version: &str, object: &mut Value, old: &Value) {
+    pub(crate) fn prepare_for_update(self, version: &str, object: &mut Value, old: &Value) {
         strategy::prepare_for_update(&self.0.group, version, &self.0.kind, object, old);
     }
 
     /// The metadata fields a status update takes from its body.
-    pub fn status_update_metadata(self) -> &'static [&'static str] {
+    pub(crate) fn status_update_metadata(self) -> &'static [&'static str] {
         strategy::status_update_metadata(&self.0.group, &self.0.kind)
     }
 
     /// The field labels a list or watch of this kind may select on.
-    pub fn field_selectors(self) -> &'static [String] {
+    pub(crate) fn field_selectors(self) -> &'static [String] {
         self.0.field_selectors.as_deref().unwrap_or_default()
     }
 
     /// The apiserver's refusal of field label `label`.
-    pub fn field_selector_refusal(self, label: &str) -> String {
+    pub(crate) fn field_selector_refusal(self, label: &str) -> String {
         match &self.0.field_selector_refusal {
             Some(text) => text.replace("{label}", label),
             None => format!("field label not supported: {label}"),
@@ -316,7 +321,7 @@ impl Builtin {
     }
 
     /// The apiserver's mutating admission plugins on a create (see `builtin::admission`).
-    pub fn admit_create(
+    pub(crate) fn admit_create(
         self,
         object: &mut Value,
         service_account_exists: impl Fn(&str) -> bool,
@@ -332,7 +337,7 @@ impl Builtin {
     }
 
     /// The strategy's `WarningsOnCreate`: a workload or Pod name that is no DNS label.
-    pub fn warnings_on_create(self, object: &Value) -> Vec<String> {
+    pub(crate) fn warnings_on_create(self, object: &Value) -> Vec<String> {
         let name = object["metadata"]["name"].as_str().unwrap_or("");
         let used_in = match (self.0.group.as_str(), self.0.kind.as_str()) {
             ("", "Pod") => "the Pod's hostname",
@@ -352,12 +357,12 @@ impl Builtin {
     }
 
     /// The strategy's `AllowUnconditionalUpdate`: every kind served here but Lease.
-    pub fn allows_unconditional_update(self) -> bool {
+    pub(crate) fn allows_unconditional_update(self) -> bool {
         !self.is("coordination.k8s.io", "Lease")
     }
 
     /// Whether this is the core Service, whose addresses and ports are allocated.
-    pub fn is_service(self) -> bool {
+    pub(crate) fn is_service(self) -> bool {
         self.is("", "Service")
     }
 
@@ -366,7 +371,7 @@ impl Builtin {
     /// structs in Go, not pointers (`null` when unset; the OpenAPI cannot tell them from
     /// pointers). The field manager compares a new object with such a zero object, so they
     /// are not "added" by a create.
-    pub fn add_zero_fields(self, schema: &Value, object: &mut Value) {
+    pub(crate) fn add_zero_fields(self, schema: &Value, object: &mut Value) {
         builtin::zero_values(schema, object);
         let times: &[&str] = match (self.0.group.as_str(), self.0.kind.as_str()) {
             ("events.k8s.io", "Event") => &["deprecatedFirstTimestamp", "deprecatedLastTimestamp"],
@@ -383,7 +388,12 @@ impl Builtin {
     /// The checks of a write, as the registry runs them: on create the strategy's
     /// `Validate`, then (when it passed) the generic object-metadata checks; on an update
     /// the generic metadata checks, then the strategy's.
-    pub fn validate(self, version: &str, object: &Value, write: Admission<'_>) -> Vec<FieldError> {
+    pub(crate) fn validate(
+        self,
+        version: &str,
+        object: &Value,
+        write: Admission<'_>,
+    ) -> Vec<FieldError> {
         let r = self.0;
         let meta = &object["metadata"];
         let common = || objectmeta::validate(meta, r.namespaced, NameRule::PathSegment, "metadata");

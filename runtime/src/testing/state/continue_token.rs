@@ -21,7 +21,7 @@ const RAW_URL: GeneralPurpose = GeneralPurpose::new(
 );
 
 /// The token for a page starting at `start`, listed at resourceVersion `rv`.
-pub fn encode(rv: u64, start: &str) -> String {
+pub(super) fn encode(rv: u64, start: &str) -> String {
     // Field order as Go's encoding/json writes the apiserver's struct.
     let json = format!(
         r#"{{"v":"meta.k8s.io/v1","rv":{rv},"start":{}}}"#,
@@ -31,7 +31,7 @@ pub fn encode(rv: u64, start: &str) -> String {
 }
 
 /// The start key a token names, or the apiserver's reason for refusing it.
-pub fn decode(token: &str) -> Result<String, String> {
+pub(super) fn decode(token: &str) -> Result<String, String> {
     let bytes = RAW_URL.decode(token).map_err(|e| {
         let at = match e {
             base64::DecodeError::InvalidByte(at, _)

@@ -18,7 +18,7 @@ impl KindEntry {
     /// conversion (a webhook call, or a relabelling for the `None` strategy), then the nulls
     /// the schema does not allow dropped and unknown fields pruned. A conversion error is a
     /// 500, as the apiserver answers a failing conversion webhook.
-    pub fn convert(&self, object: &Value, version: &str) -> Result<Value, ApiError> {
+    pub(crate) fn convert(&self, object: &Value, version: &str) -> Result<Value, ApiError> {
         self.converted(object, version).map(Cow::into_owned)
     }
 
@@ -57,7 +57,7 @@ impl KindEntry {
     /// `object` at `api_version` as the apiserver's field manager converts it (its version
     /// converter): to the storage version, then to `api_version`, each step a webhook call,
     /// nothing pruned. The object may be partial.
-    pub fn convert_for_field_manager(
+    pub(crate) fn convert_for_field_manager(
         &self,
         object: &Value,
         api_version: &str,

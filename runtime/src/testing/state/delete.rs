@@ -56,7 +56,7 @@ impl State {
     /// DELETE of one object: the `Status` the apiserver answers when the object is gone (a
     /// Pod answers itself), or the object while finalizers or its grace period hold it; and
     /// the code (202 when `orphanDependents: false` could not delete it at once).
-    pub fn delete(
+    pub(crate) fn delete(
         &mut self,
         t: &Target,
         options: &Value,
@@ -381,7 +381,7 @@ impl State {
         (set(&wanted) != set(current)).then_some(wanted)
     }
 
-    pub fn delete_collection(
+    pub(crate) fn delete_collection(
         &mut self,
         t: &Target,
         o: &ListOptions,

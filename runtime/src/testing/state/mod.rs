@@ -32,12 +32,12 @@ mod tokens;
 mod watch;
 mod write;
 
-pub use builtin::Builtin;
+pub(super) use builtin::Builtin;
 use watch::Event;
-pub use watch::Watcher;
+pub(super) use watch::Watcher;
 
 /// One served version of a kind.
-pub struct VersionEntry {
+pub(super) struct VersionEntry {
     pub name: &'static str,
     pub served: bool,
     pub schema: Value,
@@ -54,7 +54,7 @@ pub struct VersionEntry {
 /// One kind (one CRD), all its versions. A clone shares the versions, with their compiled
 /// schemas and validators.
 #[derive(Clone)]
-pub struct KindEntry {
+pub(super) struct KindEntry {
     pub group: &'static str,
     pub plural: &'static str,
     pub singular: &'static str,
@@ -74,7 +74,7 @@ pub struct KindEntry {
 }
 
 impl KindEntry {
-    pub fn from_versions(infos: &[&'static ResourceInfo], crd: Value) -> Self {
+    pub(super) fn from_versions(infos: &[&'static ResourceInfo], crd: Value) -> Self {
         let first = infos[0];
         let storage = infos.iter().find(|i| i.storage).unwrap_or(&first).version;
         // The built CRD already holds every version's schema; generate one only when the CRD
@@ -130,12 +130,12 @@ impl KindEntry {
         }
     }
 
-    pub fn version(&self, name: &str) -> Option<&VersionEntry> {
+    pub(super) fn version(&self, name: &str) -> Option<&VersionEntry> {
         self.versions.iter().find(|v| v.name == name && v.served)
     }
 
     /// `group/version`; the core group's is the version alone.
-    pub fn api_version(&self, version: &str) -> String {
+    pub(super) fn api_version(&self, version: &str) -> String {
         match self.group {
             "" => version.to_owned(),
             group => format!("{group}/{version}"),
@@ -145,7 +145,7 @@ impl KindEntry {
 
 /// What a request addresses.
 #[derive(Clone, Debug)]
-pub struct Target {
+pub(super) struct Target {
     pub kind: usize,
     pub version: String,
     pub namespace: Option<String>,
@@ -155,7 +155,7 @@ pub struct Target {
 
 /// Query options of a list, delete-collection or watch.
 #[derive(Clone, Debug, Default)]
-pub struct ListOptions {
+pub(super) struct ListOptions {
     pub labels: LabelSelector,
     pub fields: FieldSelector,
     pub limit: Option<usize>,
@@ -212,7 +212,7 @@ fn list_options_errors(
 
 /// Which checks a write gets.
 #[derive(Clone, Copy)]
-pub enum Admission<'a> {
+pub(super) enum Admission<'a> {
     /// A new object.
     Create,
     /// A change of the main resource from the stored object.
@@ -223,7 +223,7 @@ pub enum Admission<'a> {
 
 /// Query options of a write.
 #[derive(Clone, Debug, Default)]
-pub struct WriteOptions {
+pub(super) struct WriteOptions {
     pub dry_run: bool,
     pub field_manager: Option<String>,
     pub force: bool,
@@ -232,7 +232,7 @@ pub struct WriteOptions {
 }
 
 /// How a write changes the object.
-pub enum Change {
+pub(super) enum Change {
     /// PUT with the whole object.
     Replace(Value),
     /// `application/merge-patch+json`, and the strict decoder's complaints about it.
@@ -248,7 +248,7 @@ pub enum Change {
 pub(super) type Key = (usize, String, String);
 
 /// Everything the server holds.
-pub struct State {
+pub(super) struct State {
     pub kinds: Vec<Arc<KindEntry>>,
     rv: u64,
     /// Shared with the watch history and the controllers' feed: a write stores one tree.
@@ -326,7 +326,7 @@ impl Drop for State {
 }
 
 impl State {
-    pub fn new(kinds: Vec<Arc<KindEntry>>, clock: crate::testing::Clock) -> Self {
+    pub(super) fn new(kinds: Vec<Arc<KindEntry>>, clock: crate::testing::Clock) -> Self {
         let mut state = State {
             clock,
             feed: None,
@@ -350,7 +350,7 @@ impl State {
         state
     }
 
-    pub fn resource_version(&self) -> u64 {
+    pub(super) fn resource_version(&self) -> u64 {
         self.rv
     }
 
@@ -380,7 +380,7 @@ impl State {
     }
 
     /// A stored object as storage holds it (the in-memory controllers' reads).
-    pub fn stored_object(
+    pub(super) fn stored_object(
         &self,
         group: &str,
         plural: &str,
@@ -394,7 +394,7 @@ impl State {
     }
 
     /// The stored objects of a kind, of one namespace or all, in key order.
-    pub fn stored_objects(
+    pub(super) fn stored_objects(
         &self,
         group: &str,
         plural: &str,
@@ -498,7 +498,7 @@ impl State {
     /// The query of a list or watch, read and checked in the apiserver's order: decoding
     /// (`limit`, then the selectors; 400), `ListOptions` validation (422), then the
     /// resourceVersion the storage parses (a 400 for a list, a 500 for a watch).
-    pub fn list_options<'q>(
+    pub(super) fn list_options<'q>(
         &self,
         t: &Target,
         param: impl Fn(&str) -> Option<&'q str>,
@@ -591,7 +591,7 @@ impl State {
             .collect()
     }
 
-    pub fn list(&self, t: &Target, o: &ListOptions) -> Result<Value, ApiError> {
+    pub(super) fn list(&self, t: &Target, o: &ListOptions) -> Result<Value, ApiError> {
         let all = self.selected(t, o);
         let start = match &o.continue_token {
             Some(token) => {
@@ -655,7 +655,7 @@ impl State {
         }
     }
 
-    pub fn get(&self, t: &Target) -> Result<Value, ApiError> {
+    pub(super) fn get(&self, t: &Target) -> Result<Value, ApiError> {
         let name = self.name(t)?;
         let object = self
             .objects

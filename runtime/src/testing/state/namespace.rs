@@ -207,7 +207,7 @@ impl State {
     }
 
     /// Creates namespace `name` unless it exists (see `ApiServer::create_namespace`).
-    pub fn create_namespace(&mut self, name: &str) -> Result<(), ApiError> {
+    pub(crate) fn create_namespace(&mut self, name: &str) -> Result<(), ApiError> {
         let Some(kind) = self.namespace_kind() else {
             return Ok(());
         };

@@ -17,7 +17,7 @@ use crate::validation::{BadValue, FieldError};
 
 /// The apiserver's own audience (`--api-audiences`, by default its issuer), which a token
 /// requested without audiences gets and a review without audiences asks for.
-pub const API_AUDIENCE: &str = "https://kubernetes.default.svc";
+pub(super) const API_AUDIENCE: &str = "https://kubernetes.default.svc";
 
 /// `TokenRequestSpec.expirationSeconds`' default.
 const DEFAULT_EXPIRATION_SECONDS: i64 = 3600;
@@ -43,7 +43,7 @@ pub(crate) struct IssuedToken {
 impl State {
     /// Creates a TokenRequest for ServiceAccount `namespace/name`: the request `body` with
     /// its spec defaulted and the token in its status.
-    pub fn request_token(
+    pub(crate) fn request_token(
         &mut self,
         namespace: &str,
         name: &str,
@@ -114,7 +114,7 @@ impl State {
     }
 
     /// Answers a TokenReview: `body` with its status, authenticated or not.
-    pub fn review_token(&self, mut body: Value) -> Result<Value, ApiError> {
+    pub(crate) fn review_token(&self, mut body: Value) -> Result<Value, ApiError> {
         let token = body["spec"]["token"].as_str().unwrap_or("");
         if token.is_empty() {
             return Err(ApiError::bad_request(

@@ -20,7 +20,7 @@ enum Shown {
 }
 
 /// An open watch.
-pub struct Watcher {
+pub(crate) struct Watcher {
     pub kind: usize,
     pub version: String,
     pub namespace: Option<String>,
@@ -33,7 +33,7 @@ impl State {
     /// Opens a watch. Events since `resource_version` are replayed (or, without one, the
     /// current objects as ADDED); a resourceVersion older than the window yields one ERROR
     /// event with a 410 `Status`, as the apiserver does.
-    pub fn watch(
+    pub(crate) fn watch(
         &mut self,
         t: &Target,
         o: ListOptions,
@@ -108,7 +108,7 @@ impl State {
         }
     }
 
-    pub fn bookmark(&self, w: &Watcher) -> Bytes {
+    pub(crate) fn bookmark(&self, w: &Watcher) -> Bytes {
         let e = &self.kinds[w.kind];
         line(&json!({
             "type": "BOOKMARK",
@@ -208,13 +208,13 @@ impl State {
     }
 
     /// Forgets the event history: watches resuming from any earlier resourceVersion get 410.
-    pub fn compact(&mut self) {
+    pub(crate) fn compact(&mut self) {
         self.compacted = self.rv;
         self.events.clear();
     }
 
     /// Sends a bookmark to every watcher that asked for them; drops closed ones.
-    pub fn send_bookmarks(&mut self) {
+    pub(crate) fn send_bookmarks(&mut self) {
         let frames: Vec<Option<Bytes>> = self
             .watchers
             .iter()

@@ -6,7 +6,7 @@ use crate::validation::request;
 use crate::validation::{BadValue, FieldError};
 
 impl State {
-    pub fn create(
+    pub(crate) fn create(
         &mut self,
         t: &Target,
         body: Value,
@@ -178,7 +178,7 @@ impl State {
     }
 
     /// Applies a write to an existing object (or creates it, for apply).
-    pub fn write(
+    pub(crate) fn write(
         &mut self,
         t: &Target,
         change: Change,

@@ -16,7 +16,7 @@ fn flag(node: &Map<String, Value>, key: &str) -> bool {
 /// Coerces `object` in place with its version's `schema` (`None`: a version the kind does not
 /// have, so everything but `apiVersion`, `kind` and `metadata` is unknown). The error is the
 /// decode error the apiserver reports.
-pub fn coerce(schema: Option<&Value>, object: &mut Value) -> Result<Vec<String>, String> {
+pub(crate) fn coerce(schema: Option<&Value>, object: &mut Value) -> Result<Vec<String>, String> {
     let mut unknown = coerce_metadata(object)?;
     let empty = serde_json::json!({});
     let schema = schema.unwrap_or(&empty);
@@ -32,13 +32,13 @@ pub fn coerce(schema: Option<&Value>, object: &mut Value) -> Result<Vec<String>,
 }
 
 /// Removes what `schema` does not declare, as decoding does (without reporting it).
-pub fn prune_unreported(schema: &Value, object: &mut Value) {
+pub(crate) fn prune_unreported(schema: &Value, object: &mut Value) {
     prune(schema, object, true, &mut String::new(), &mut Vec::new());
 }
 
 /// Only the root `metadata`'s round trip through `ObjectMeta` (all the apiserver does to an
 /// object of another kind).
-pub fn coerce_metadata(object: &mut Value) -> Result<Vec<String>, String> {
+pub(crate) fn coerce_metadata(object: &mut Value) -> Result<Vec<String>, String> {
     match object.get("metadata") {
         Some(meta) => {
             let decoded = objectmeta::decode(meta, "metadata")?;

@@ -10,13 +10,13 @@ const LAYOUT: &str = "2006-01-02T15:04:05Z07:00";
 const LAYOUT_MICRO: &str = "2006-01-02T15:04:05.000000Z07:00";
 
 /// The time `value` names, written back as the apiserver writes it, or Go's parse error.
-pub fn parse_rfc3339(value: &str) -> Result<String, String> {
+pub(crate) fn parse_rfc3339(value: &str) -> Result<String, String> {
     parse(value, false)
 }
 
 /// A `metav1.MicroTime`: `time.Parse(RFC3339Micro, s)`, which needs exactly six fractional
 /// digits, written back in UTC with six digits.
-pub fn parse_rfc3339_micro(value: &str) -> Result<String, String> {
+pub(crate) fn parse_rfc3339_micro(value: &str) -> Result<String, String> {
     parse(value, true)
 }
 

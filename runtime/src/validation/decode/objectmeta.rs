@@ -94,14 +94,14 @@ const OBJECT_META: Struct = Struct {
 };
 
 /// `metadata` after the round trip, and the paths of the fields ObjectMeta does not have.
-pub struct Decoded {
+pub(super) struct Decoded {
     pub meta: Value,
     pub unknown: Vec<String>,
 }
 
 /// Decodes `value` as the `metadata` at `prefix` (`metadata`, `spec.template.metadata`).
 /// The error is Go's text for the first problem that stops the apiserver.
-pub fn decode(value: &Value, prefix: &str) -> Result<Decoded, String> {
+pub(super) fn decode(value: &Value, prefix: &str) -> Result<Decoded, String> {
     let mut d = Decoder {
         type_error: None,
         unknown: Vec::new(),

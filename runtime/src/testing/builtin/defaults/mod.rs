@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 /// Defaults `object`, a `group/version` `kind` as the request sent it, as the apiserver's
 /// decoder does before anything else sees it. The OpenAPI zero values (struct fields Go
 /// always writes) are already in place.
-pub fn apply(group: &str, version: &str, kind: &str, object: &mut Value) {
+pub(crate) fn apply(group: &str, version: &str, kind: &str, object: &mut Value) {
     match (group, version, kind) {
         ("", "v1", "Pod") => core::pod(object),
         ("", "v1", "PodTemplate") => core::pod_template_in(object, "template"),
@@ -69,7 +69,7 @@ pub fn apply(group: &str, version: &str, kind: &str, object: &mut Value) {
 /// let schema = builtin::resolve("io.k8s.api.apps.v1.Deployment");
 /// zero_values(&schema, &mut deployment);
 /// ```
-pub fn zero_values(schema: &Value, object: &mut Value) {
+pub(crate) fn zero_values(schema: &Value, object: &mut Value) {
     match object {
         Value::Object(fields) => {
             let properties = schema.get("properties").and_then(Value::as_object);

@@ -13,7 +13,7 @@
 //! holds the state the apiserver keeps in its allocators.
 
 mod pod;
-pub mod service;
+pub(crate) mod service;
 
 use serde_json::{Map, Value, json};
 
@@ -21,7 +21,7 @@ use super::defaults::{self, child_or_insert};
 
 /// Whether `group` `kind` objects carry a `metadata.generation` the strategy sets to 1 on
 /// create and bumps when the spec changes.
-pub fn has_generation(group: &str, kind: &str) -> bool {
+pub(crate) fn has_generation(group: &str, kind: &str) -> bool {
     matches!(
         (group, kind),
         ("", "Pod" | "ReplicationController")
@@ -52,7 +52,7 @@ pub fn has_generation(group: &str, kind: &str) -> bool {
 }
 
 /// `PrepareForCreate`. `object` has its final name, namespace and `metadata.uid`.
-pub fn prepare_for_create(group: &str, version: &str, kind: &str, object: &mut Value) {
+pub(crate) fn prepare_for_create(group: &str, version: &str, kind: &str, object: &mut Value) {
     if has_generation(group, kind)
         && let Some(metadata) = child_or_insert(object, "metadata")
     {
@@ -105,7 +105,7 @@ pub fn prepare_for_create(group: &str, version: &str, kind: &str, object: &mut V
 /// metadata otherwise): the workload kinds' status strategies reset only the spec (and a
 /// Deployment's its labels), so a controller's annotation written through `/status` — a
 /// Deployment's revision — is stored as on kube-apiserver.
-pub fn status_update_metadata(group: &str, kind: &str) -> &'static [&'static str] {
+pub(crate) fn status_update_metadata(group: &str, kind: &str) -> &'static [&'static str] {
     match (group, kind) {
         ("apps", "Deployment") => &["annotations", "ownerReferences", "finalizers"],
         ("apps", "ReplicaSet" | "StatefulSet" | "DaemonSet") => {
@@ -120,7 +120,13 @@ pub fn status_update_metadata(group: &str, kind: &str) -> &'static [&'static str
 /// annotations did), and what a kind keeps from the stored object. Call it after the
 /// stored status is copied in (a Service's may change here), and for a Service before
 /// [`service::ServiceAllocator::update`].
-pub fn prepare_for_update(group: &str, version: &str, kind: &str, object: &mut Value, old: &Value) {
+pub(crate) fn prepare_for_update(
+    group: &str,
+    version: &str,
+    kind: &str,
+    object: &mut Value,
+    old: &Value,
+) {
     let _ = version;
     if has_generation(group, kind) {
         let mut generation = old

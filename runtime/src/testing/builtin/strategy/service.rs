@@ -24,7 +24,7 @@ const PORTS: std::ops::RangeInclusive<u32> = 30000..=32767;
 
 /// Why a Service's addresses or ports could not be allocated.
 #[derive(Debug, Clone, PartialEq)]
-pub enum AllocationError {
+pub(crate) enum AllocationError {
     /// The request asked for something the allocators refuse (an address or port in use
     /// or out of range, a family this cluster lacks): a 422 `Invalid` of the Service with
     /// these causes.
@@ -43,7 +43,7 @@ pub enum AllocationError {
 /// (clusterIP `10.0.0.1`) goes through `allocate` like any other, so its address is
 /// taken.
 #[derive(Debug, Clone, Default)]
-pub struct ServiceAllocator {
+pub(crate) struct ServiceAllocator {
     ips: BTreeSet<u32>,
     ports: BTreeSet<u32>,
 }
@@ -53,7 +53,7 @@ impl ServiceAllocator {
     /// next free one) and the node ports of NodePort and LoadBalancer Services (and the
     /// health check node port of a LoadBalancer with `externalTrafficPolicy: Local`).
     /// Nothing stays allocated when it fails.
-    pub fn allocate(&mut self, service: &mut Value) -> Result<(), AllocationError> {
+    pub(crate) fn allocate(&mut self, service: &mut Value) -> Result<(), AllocationError> {
         let mut trial = self.clone();
         normalize_cluster_ips(service);
         init_ip_families(service, None)?;
@@ -66,7 +66,11 @@ impl ServiceAllocator {
     /// The allocations of an update from `old`: values the request left out are kept
     /// from `old` (`patchAllocatedValues`), a change to or from ExternalName allocates or
     /// releases the cluster IP, node ports follow the ports and the type.
-    pub fn update(&mut self, service: &mut Value, old: &Value) -> Result<(), AllocationError> {
+    pub(crate) fn update(
+        &mut self,
+        service: &mut Value,
+        old: &Value,
+    ) -> Result<(), AllocationError> {
         let mut trial = self.clone();
         keep_allocated_values(service, old);
         normalize_cluster_ips(service);
@@ -83,7 +87,7 @@ impl ServiceAllocator {
     }
 
     /// Frees what `service` holds.
-    pub fn release(&mut self, service: &Value) {
+    pub(crate) fn release(&mut self, service: &Value) {
         self.release_cluster_ips(service);
         for port in node_ports(service) {
             self.ports.remove(&port);

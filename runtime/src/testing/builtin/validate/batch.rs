@@ -59,7 +59,7 @@ pub(super) fn validate(
 /// The strategy's `generateSelector`: the job-name and controller-uid labels (legacy and
 /// `batch.kubernetes.io/` ones) on the template where missing, and the controller-uid label
 /// in the selector.
-pub fn generate_selector(job: &mut Value) {
+pub(crate) fn generate_selector(job: &mut Value) {
     let name = text(get(job, "metadata"), "name").to_owned();
     let uid = text(get(job, "metadata"), "uid").to_owned();
     let spec = object_at(job, "spec");

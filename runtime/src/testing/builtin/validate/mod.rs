@@ -45,7 +45,7 @@ use crate::validation::{BadValue, objectmeta};
 
 /// What is being validated.
 #[derive(Clone, Copy)]
-pub enum Write<'a> {
+pub(crate) enum Write<'a> {
     Create,
     /// An update of the main resource; the stored object.
     Update(&'a Value),
@@ -56,7 +56,7 @@ pub enum Write<'a> {
 /// Every error the apiserver reports for `object`, a `group/version` `kind` after
 /// defaulting and the strategy's preparation, in the apiserver's order: object metadata
 /// (with the kind's name rule), then the kind's own checks.
-pub fn validate(
+pub(crate) fn validate(
     group: &str,
     version: &str,
     kind: &str,
@@ -87,7 +87,7 @@ pub fn validate(
 
 /// The group the apiserver's `Invalid` status names for `group` `kind`: its own, except for
 /// events.k8s.io Events, which are validated as the core Event (`Event "x" is invalid`).
-pub fn error_group<'g>(group: &'g str, kind: &str) -> &'g str {
+pub(crate) fn error_group<'g>(group: &'g str, kind: &str) -> &'g str {
     if group == "events.k8s.io" && kind == "Event" {
         ""
     } else {
@@ -97,7 +97,7 @@ pub fn error_group<'g>(group: &'g str, kind: &str) -> &'g str {
 
 /// The rule a kind's `metadata.name` follows (the name function its `ValidateObjectMeta`
 /// call passes).
-pub fn name_rule(group: &str, kind: &str) -> NameRule {
+pub(crate) fn name_rule(group: &str, kind: &str) -> NameRule {
     match (group, kind) {
         // RelaxedServiceNameValidation (on by default) checks Service names as DNS labels.
         ("", "Namespace" | "Service") => NameRule::DnsLabel,

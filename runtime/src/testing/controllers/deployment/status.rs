@@ -40,7 +40,7 @@ pub(super) struct Status {
 
 impl Status {
     /// A Deployment's status.
-    pub fn of(d: &Value) -> Status {
+    pub(super) fn of(d: &Value) -> Status {
         let s = &d["status"];
         let int = |f: &str| s[f].as_i64().unwrap_or(0);
         let text = |c: &Value, f: &str| c[f].as_str().unwrap_or("").to_owned();
@@ -71,7 +71,7 @@ impl Status {
     }
 
     /// The JSON Go writes for it.
-    pub fn to_json(&self) -> Value {
+    pub(super) fn to_json(&self) -> Value {
         let mut out = Map::new();
         let mut count = |field: &str, n: i64| {
             if n != 0 {
@@ -116,13 +116,13 @@ impl Status {
     }
 
     /// `GetDeploymentCondition`.
-    pub fn condition(&self, kind: &str) -> Option<&Condition> {
+    pub(super) fn condition(&self, kind: &str) -> Option<&Condition> {
         self.conditions.iter().find(|c| c.kind == kind)
     }
 
     /// `SetDeploymentCondition`: nothing when the condition has this status and reason
     /// already; its transition time kept when only the reason changes; moved last.
-    pub fn set_condition(&mut self, mut condition: Condition) {
+    pub(super) fn set_condition(&mut self, mut condition: Condition) {
         if let Some(current) = self.condition(&condition.kind) {
             if current.status == condition.status && current.reason == condition.reason {
                 return;
@@ -138,7 +138,7 @@ impl Status {
     }
 
     /// `RemoveDeploymentCondition`.
-    pub fn remove_condition(&mut self, kind: &str) {
+    pub(super) fn remove_condition(&mut self, kind: &str) {
         self.conditions.retain(|c| c.kind != kind);
     }
 }

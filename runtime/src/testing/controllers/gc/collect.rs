@@ -40,12 +40,12 @@ pub(super) struct Collector<'a> {
 }
 
 impl<'a> Collector<'a> {
-    pub fn new(graph: &'a mut Graph, api: &'a Api, queue: &'a mut Queue) -> Self {
+    pub(super) fn new(graph: &'a mut Graph, api: &'a Api, queue: &'a mut Queue) -> Self {
         Collector { graph, api, queue }
     }
 
     /// `attemptToDeleteWorker` and `attemptToDeleteItem`.
-    pub fn attempt_to_delete(&mut self, uid: &str) -> Result<(), Failure> {
+    pub(super) fn attempt_to_delete(&mut self, uid: &str) -> Result<(), Failure> {
         let Some(item) = self.graph.nodes.get(uid).cloned() else {
             return Ok(());
         };
@@ -222,7 +222,7 @@ impl<'a> Collector<'a> {
 
     /// `attemptToOrphanWorker`: every dependent loses its reference to the owner, then the
     /// owner its `orphan` finalizer.
-    pub fn attempt_to_orphan(&mut self, uid: &str) -> Result<(), Failure> {
+    pub(super) fn attempt_to_orphan(&mut self, uid: &str) -> Result<(), Failure> {
         let Some(owner) = self.graph.nodes.get(uid).cloned() else {
             return Ok(());
         };

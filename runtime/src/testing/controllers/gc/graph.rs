@@ -67,7 +67,7 @@ pub(super) struct Graph {
 
 impl Graph {
     /// `processGraphChanges`: applies one change, queueing what it calls for.
-    pub fn apply(&mut self, event: GraphEvent, queue: &mut Queue) {
+    pub(super) fn apply(&mut self, event: GraphEvent, queue: &mut Queue) {
         let uid = event.identity.uid.clone();
         if !event.virtual_
             && let Some(node) = self.nodes.get(&uid)
@@ -412,12 +412,12 @@ impl Graph {
     }
 
     /// The event queued as `event:<n>`.
-    pub fn take_event(&mut self, n: &str) -> Option<InvalidNamespace> {
+    pub(super) fn take_event(&mut self, n: &str) -> Option<InvalidNamespace> {
         self.events.remove(&n.parse().ok()?)
     }
 
     /// The dependents of `uid` that block its deletion.
-    pub fn blocking_dependents(&self, uid: &str) -> Vec<String> {
+    pub(super) fn blocking_dependents(&self, uid: &str) -> Vec<String> {
         let Some(node) = self.nodes.get(uid) else {
             return Vec::new();
         };

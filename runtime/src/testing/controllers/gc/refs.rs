@@ -26,7 +26,7 @@ pub(super) struct Identity {
 
 impl Identity {
     /// The coordinates `reference` names, in `namespace`.
-    pub fn of_reference(reference: &OwnerRef, namespace: &str) -> Self {
+    pub(super) fn of_reference(reference: &OwnerRef, namespace: &str) -> Self {
         Identity {
             api_version: reference.api_version.clone(),
             kind: reference.kind.clone(),
@@ -37,7 +37,7 @@ impl Identity {
     }
 
     /// Whether `reference` names exactly these coordinates (`ownerReferenceMatchesCoordinates`).
-    pub fn matches(&self, reference: &OwnerRef) -> bool {
+    pub(super) fn matches(&self, reference: &OwnerRef) -> bool {
         self.uid == reference.uid
             && self.name == reference.name
             && self.kind == reference.kind
@@ -46,7 +46,7 @@ impl Identity {
 
     /// The order `getAlternateOwnerIdentity` picks identities in: kind, apiVersion,
     /// namespace, name, uid.
-    pub fn order_key(&self) -> (&str, &str, &str, &str, &str) {
+    pub(super) fn order_key(&self) -> (&str, &str, &str, &str, &str) {
         (
             &self.kind,
             &self.api_version,
@@ -82,7 +82,7 @@ pub(super) struct OwnerRef {
 
 impl OwnerRef {
     /// The references of `object`, in order.
-    pub fn all_of(object: &Value) -> Vec<OwnerRef> {
+    pub(super) fn all_of(object: &Value) -> Vec<OwnerRef> {
         object["metadata"]["ownerReferences"]
             .as_array()
             .into_iter()
@@ -101,7 +101,7 @@ impl OwnerRef {
             .collect()
     }
 
-    pub fn blocks(&self) -> bool {
+    pub(super) fn blocks(&self) -> bool {
         self.block_owner_deletion == Some(true)
     }
 }
@@ -115,7 +115,7 @@ pub(super) struct Marks {
 }
 
 impl Marks {
-    pub fn of(object: &Value) -> Self {
+    pub(super) fn of(object: &Value) -> Self {
         let meta = &object["metadata"];
         let has = |f: &str| {
             meta["finalizers"]
@@ -138,7 +138,7 @@ pub(super) struct AbsentOwners {
 }
 
 impl AbsentOwners {
-    pub fn add(&mut self, identity: Identity) {
+    pub(super) fn add(&mut self, identity: Identity) {
         if self.known.contains(&identity) {
             self.touch(&identity);
             return;
@@ -152,7 +152,7 @@ impl AbsentOwners {
         self.order.push_back(identity);
     }
 
-    pub fn has(&mut self, identity: &Identity) -> bool {
+    pub(super) fn has(&mut self, identity: &Identity) -> bool {
         let known = self.known.contains(identity);
         if known {
             self.touch(identity);

@@ -23,7 +23,7 @@ pub(super) struct Record {
 impl Record {
     /// `newBackoffRecord`: the record once the newly finished Pods are taken in. A success
     /// forgets the failures before it.
-    pub fn with(&self, succeeded: &[&Pod], failed: &[&Pod]) -> Record {
+    pub(super) fn with(&self, succeeded: &[&Pod], failed: &[&Pod]) -> Record {
         let mut failed_times: Vec<Timestamp> = failed.iter().map(|p| p.finished_time()).collect();
         failed_times.sort();
         let last_success = succeeded.iter().map(|p| p.finished_time()).max();
@@ -48,7 +48,7 @@ impl Record {
     }
 
     /// `getRemainingTime`: how long until replacements may be created.
-    pub fn remaining(&self, now: Timestamp) -> Duration {
+    pub(super) fn remaining(&self, now: Timestamp) -> Duration {
         remaining(self.failures, self.last_failure, now)
     }
 }

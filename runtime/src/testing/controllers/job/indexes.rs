@@ -15,7 +15,7 @@ pub(super) struct Intervals(Vec<(i64, i64)>);
 impl Intervals {
     /// `parseIndexesFromString`: intervals below `completions` (a corrupt one is skipped,
     /// one reaching past `completions` is cut there).
-    pub fn parse(text: &str, completions: i64) -> Intervals {
+    pub(super) fn parse(text: &str, completions: i64) -> Intervals {
         let mut result: Vec<(i64, i64)> = Vec::new();
         if text.is_empty() {
             return Intervals(result);
@@ -44,13 +44,13 @@ impl Intervals {
     }
 
     /// `withOrderedIndexes`: these intervals and `indexes` (in increasing order).
-    pub fn with(&self, indexes: impl IntoIterator<Item = i64>) -> Intervals {
+    pub(super) fn with(&self, indexes: impl IntoIterator<Item = i64>) -> Intervals {
         let added = Intervals(indexes.into_iter().map(|i| (i, i)).collect());
         self.merge(&added)
     }
 
     /// `merge`: the union of two sets of intervals.
-    pub fn merge(&self, other: &Intervals) -> Intervals {
+    pub(super) fn merge(&self, other: &Intervals) -> Intervals {
         let mut all: Vec<(i64, i64)> = self.0.iter().chain(&other.0).copied().collect();
         all.sort_by_key(|i| i.0);
         let mut result: Vec<(i64, i64)> = Vec::new();
@@ -64,19 +64,19 @@ impl Intervals {
     }
 
     /// How many indexes the intervals hold.
-    pub fn total(&self) -> i64 {
+    pub(super) fn total(&self) -> i64 {
         self.0.iter().map(|(a, b)| b - a + 1).sum()
     }
 
-    pub fn has(&self, index: i64) -> bool {
+    pub(super) fn has(&self, index: i64) -> bool {
         self.0.iter().any(|(a, b)| (*a..=*b).contains(&index))
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
-    pub fn intervals(&self) -> &[(i64, i64)] {
+    pub(super) fn intervals(&self) -> &[(i64, i64)] {
         &self.0
     }
 }

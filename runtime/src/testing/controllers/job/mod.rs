@@ -401,15 +401,15 @@ fn stamp(t: Timestamp) -> String {
 pub(super) struct Job(pub(super) Value);
 
 impl Job {
-    pub fn name(&self) -> &str {
+    pub(super) fn name(&self) -> &str {
         self.0["metadata"]["name"].as_str().unwrap_or("")
     }
 
-    pub fn namespace(&self) -> &str {
+    pub(super) fn namespace(&self) -> &str {
         self.0["metadata"]["namespace"].as_str().unwrap_or("")
     }
 
-    pub fn uid(&self) -> &str {
+    pub(super) fn uid(&self) -> &str {
         self.0["metadata"]["uid"].as_str().unwrap_or("")
     }
 
@@ -421,63 +421,63 @@ impl Job {
         &self.0["spec"]
     }
 
-    pub fn deleting(&self) -> bool {
+    pub(super) fn deleting(&self) -> bool {
         self.0["metadata"]["deletionTimestamp"].is_string()
     }
 
     /// `spec.managedBy` names another controller.
-    pub fn managed_externally(&self) -> bool {
+    pub(super) fn managed_externally(&self) -> bool {
         self.spec()["managedBy"]
             .as_str()
             .is_some_and(|m| m != MANAGED_BY)
     }
 
-    pub fn completions(&self) -> Option<i64> {
+    pub(super) fn completions(&self) -> Option<i64> {
         self.spec()["completions"].as_i64()
     }
 
-    pub fn parallelism(&self) -> i64 {
+    pub(super) fn parallelism(&self) -> i64 {
         self.spec()["parallelism"].as_i64().unwrap_or(1)
     }
 
-    pub fn backoff_limit(&self) -> i64 {
+    pub(super) fn backoff_limit(&self) -> i64 {
         self.spec()["backoffLimit"].as_i64().unwrap_or(6)
     }
 
-    pub fn backoff_limit_per_index(&self) -> Option<i64> {
+    pub(super) fn backoff_limit_per_index(&self) -> Option<i64> {
         self.spec()["backoffLimitPerIndex"].as_i64()
     }
 
-    pub fn max_failed_indexes(&self) -> Option<i64> {
+    pub(super) fn max_failed_indexes(&self) -> Option<i64> {
         self.spec()["maxFailedIndexes"].as_i64()
     }
 
-    pub fn completion_mode(&self) -> &str {
+    pub(super) fn completion_mode(&self) -> &str {
         self.spec()["completionMode"]
             .as_str()
             .unwrap_or("NonIndexed")
     }
 
-    pub fn indexed(&self) -> bool {
+    pub(super) fn indexed(&self) -> bool {
         self.completion_mode() == "Indexed"
     }
 
-    pub fn suspended(&self) -> bool {
+    pub(super) fn suspended(&self) -> bool {
         self.spec()["suspend"] == true
     }
 
-    pub fn pod_failure_policy(&self) -> Option<&Value> {
+    pub(super) fn pod_failure_policy(&self) -> Option<&Value> {
         Some(&self.spec()["podFailurePolicy"]).filter(|p| p.is_object())
     }
 
-    pub fn restart_policy(&self) -> &str {
+    pub(super) fn restart_policy(&self) -> &str {
         self.spec()["template"]["spec"]["restartPolicy"]
             .as_str()
             .unwrap_or("")
     }
 
     /// `onlyReplaceFailedPods`: `podReplacementPolicy: Failed`, or a pod failure policy.
-    pub fn only_replace_failed_pods(&self) -> bool {
+    pub(super) fn only_replace_failed_pods(&self) -> bool {
         self.spec()["podReplacementPolicy"] == "Failed" || self.pod_failure_policy().is_some()
     }
 
@@ -498,11 +498,11 @@ impl Job {
         })
     }
 
-    pub fn status_str(&self, key: &str) -> &str {
+    pub(super) fn status_str(&self, key: &str) -> &str {
         self.0["status"][key].as_str().unwrap_or("")
     }
 
-    pub fn condition(&self, kind: &str) -> Option<&Value> {
+    pub(super) fn condition(&self, kind: &str) -> Option<&Value> {
         self.0["status"]["conditions"]
             .as_array()?
             .iter()
@@ -510,7 +510,7 @@ impl Job {
     }
 
     /// `IsJobFinished`: `Complete` or `Failed` is True.
-    pub fn finished(&self) -> bool {
+    pub(super) fn finished(&self) -> bool {
         ["Complete", "Failed"]
             .iter()
             .any(|k| self.condition(k).is_some_and(|c| c["status"] == "True"))
@@ -528,7 +528,7 @@ impl Job {
         }
     }
 
-    pub fn push_condition(&mut self, c: &Condition) {
+    pub(super) fn push_condition(&mut self, c: &Condition) {
         let c = c.to_json();
         self.conditions_mut().push(c);
     }
@@ -536,7 +536,7 @@ impl Job {
     /// `ensureJobConditionStatus`: a condition of `kind` with this status, reason and
     /// message, replaced whole (new times) when any differs; a False one is never added.
     /// Whether anything changed.
-    pub fn ensure_condition(
+    pub(super) fn ensure_condition(
         &mut self,
         kind: &str,
         status: &str,
@@ -579,7 +579,13 @@ pub(super) struct Condition {
 }
 
 impl Condition {
-    pub fn new(kind: &str, status: &str, reason: &str, message: &str, now: Timestamp) -> Self {
+    pub(super) fn new(
+        kind: &str,
+        status: &str,
+        reason: &str,
+        message: &str,
+        now: Timestamp,
+    ) -> Self {
         Condition {
             kind: kind.to_owned(),
             status: status.to_owned(),
@@ -605,7 +611,7 @@ impl Condition {
         }
     }
 
-    pub fn is_success_criteria_met(&self) -> bool {
+    pub(super) fn is_success_criteria_met(&self) -> bool {
         self.kind == "SuccessCriteriaMet" && self.status == "True"
     }
 

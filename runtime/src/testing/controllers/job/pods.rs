@@ -29,23 +29,23 @@ impl Pod {
         &self.0["metadata"]
     }
 
-    pub fn name(&self) -> &str {
+    pub(super) fn name(&self) -> &str {
         self.meta()["name"].as_str().unwrap_or("")
     }
 
-    pub fn namespace(&self) -> &str {
+    pub(super) fn namespace(&self) -> &str {
         self.meta()["namespace"].as_str().unwrap_or("")
     }
 
-    pub fn uid(&self) -> &str {
+    pub(super) fn uid(&self) -> &str {
         self.meta()["uid"].as_str().unwrap_or("")
     }
 
-    pub fn phase(&self) -> &str {
+    pub(super) fn phase(&self) -> &str {
         self.0["status"]["phase"].as_str().unwrap_or("")
     }
 
-    pub fn succeeded(&self) -> bool {
+    pub(super) fn succeeded(&self) -> bool {
         self.phase() == "Succeeded"
     }
 
@@ -54,28 +54,28 @@ impl Pod {
         matches!(self.phase(), "Succeeded" | "Failed")
     }
 
-    pub fn deleting(&self) -> bool {
+    pub(super) fn deleting(&self) -> bool {
         self.meta()["deletionTimestamp"].is_string()
     }
 
-    pub fn has_finalizer(&self) -> bool {
+    pub(super) fn has_finalizer(&self) -> bool {
         self.meta()["finalizers"]
             .as_array()
             .is_some_and(|f| f.iter().any(|f| f == TRACKING_FINALIZER))
     }
 
     /// `controller.IsPodActive`: neither terminal nor being deleted.
-    pub fn is_active(&self) -> bool {
+    pub(super) fn is_active(&self) -> bool {
         !self.terminal() && !self.deleting()
     }
 
     /// `controller.IsPodTerminating`: being deleted before it reached a terminal phase.
-    pub fn is_terminating(&self) -> bool {
+    pub(super) fn is_terminating(&self) -> bool {
         !self.terminal() && self.deleting()
     }
 
     /// `podutil.IsPodReady`.
-    pub fn is_ready(&self) -> bool {
+    pub(super) fn is_ready(&self) -> bool {
         self.condition("Ready")
             .is_some_and(|c| c["status"] == "True")
     }
@@ -89,7 +89,7 @@ impl Pod {
 
     /// `isPodFailed`: Failed, or — unless only failed Pods are replaced — deleted before it
     /// succeeded.
-    pub fn is_failed(&self, job: &Job) -> bool {
+    pub(super) fn is_failed(&self, job: &Job) -> bool {
         if self.phase() == "Failed" {
             return true;
         }
@@ -100,40 +100,40 @@ impl Pod {
     }
 
     /// `getCompletionIndex`: the index annotation, when it is a number of at least 0.
-    pub fn index(&self) -> Option<i64> {
+    pub(super) fn index(&self) -> Option<i64> {
         annotation(self.meta(), super::pods::COMPLETION_INDEX)
             .and_then(|v| v.parse::<i64>().ok())
             .filter(|i| *i >= 0)
     }
 
     /// The index, when it is valid for a Job of `completions`.
-    pub fn valid_index(&self, completions: i64) -> Option<i64> {
+    pub(super) fn valid_index(&self, completions: i64) -> Option<i64> {
         self.index().filter(|i| *i < completions)
     }
 
     /// `getIndexFailureCount`: the failure-count annotation (0 when missing or invalid).
-    pub fn failure_count(&self) -> i64 {
+    pub(super) fn failure_count(&self) -> i64 {
         count_annotation(self.meta(), INDEX_FAILURE_COUNT)
     }
 
     /// The ignored-failure-count annotation (0 when missing or invalid).
-    pub fn ignored_failure_count(&self) -> i64 {
+    pub(super) fn ignored_failure_count(&self) -> i64 {
         count_annotation(self.meta(), INDEX_IGNORED_FAILURE_COUNT)
     }
 
     /// `getIndexAbsoluteFailureCount`.
-    pub fn absolute_failure_count(&self) -> i64 {
+    pub(super) fn absolute_failure_count(&self) -> i64 {
         self.failure_count() + self.ignored_failure_count()
     }
 
-    pub fn creation(&self) -> Timestamp {
+    pub(super) fn creation(&self) -> Timestamp {
         time(&self.meta()["creationTimestamp"]).unwrap_or(Timestamp::UNIX_EPOCH)
     }
 
     /// `getFinishedTime`: the latest of the containers' finish times when all of them
     /// finished, else when the Pod stopped being Ready, else when it was deleted (less its
     /// grace period), else its creation.
-    pub fn finished_time(&self) -> Timestamp {
+    pub(super) fn finished_time(&self) -> Timestamp {
         if let Some(t) = self.containers_finished() {
             return t;
         }
@@ -166,7 +166,7 @@ impl Pod {
     }
 
     /// The sum of the restart counts of the containers and init containers.
-    pub fn restarts(&self) -> i64 {
+    pub(super) fn restarts(&self) -> i64 {
         ["initContainerStatuses", "containerStatuses"]
             .iter()
             .flat_map(|k| self.0["status"][k].as_array().into_iter().flatten())
@@ -185,11 +185,11 @@ impl Pod {
     }
 
     /// The controller owner reference.
-    pub fn controller_ref(&self) -> Option<&Value> {
+    pub(super) fn controller_ref(&self) -> Option<&Value> {
         controller_ref(&self.0)
     }
 
-    pub fn labels(&self) -> &Value {
+    pub(super) fn labels(&self) -> &Value {
         &self.meta()["labels"]
     }
 }
