@@ -22,6 +22,7 @@ pub mod deepcopy;
 pub mod defaults;
 pub mod events;
 pub mod fieldpath;
+mod go_print;
 pub mod informer;
 pub mod leaderelection;
 #[cfg(feature = "manager")]

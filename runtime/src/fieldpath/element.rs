@@ -63,14 +63,14 @@ impl PathElement {
                     if i > 0 {
                         out.push(',');
                     }
-                    crate::validation::go_print::json_string(name, &mut out);
+                    crate::go_print::json_string(name, &mut out);
                     out.push(':');
-                    out.push_str(&crate::validation::go_print::marshal(v));
+                    out.push_str(&crate::go_print::marshal(v));
                 }
                 out.push('}');
                 out
             }
-            PathElement::Value(v) => format!("v:{}", crate::validation::go_print::marshal(v)),
+            PathElement::Value(v) => format!("v:{}", crate::go_print::marshal(v)),
             PathElement::Index(i) => format!("i:{i}"),
         }
     }

@@ -55,7 +55,7 @@ impl Set {
                 out.push(',');
             }
             first = false;
-            crate::validation::go_print::json_string(&element.to_fields_v1_key(), out);
+            crate::go_print::json_string(&element.to_fields_v1_key(), out);
             out.push(':');
             match child {
                 Some(c) => c.write_level(member, out),

@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 
 use serde_json::Value;
 
-use crate::validation::go_print;
+use crate::go_print;
 
 /// A number as the apiserver holds it: JSON integers are 64-bit integers, the rest floats.
 enum Num {

@@ -10,7 +10,7 @@ mod builder;
 pub mod cel_cost;
 mod closed;
 mod decodable;
-pub mod defaulting;
+pub use crate::validation::defaulting;
 mod enums;
 pub mod k8s_extensions;
 mod markers;

@@ -17,7 +17,7 @@
 //! assert!(LabelSelector::parse("app in (web").is_err());
 //! ```
 
-use crate::validation::go_print;
+use crate::go_print;
 use std::fmt;
 
 mod field;

@@ -2,7 +2,8 @@
 
 use serde_json::{Value, json};
 
-use crate::validation::{FieldError, go_print, invalid_message};
+use crate::go_print;
+use crate::validation::{FieldError, invalid_message};
 
 /// A failed request, rendered as a `Status` object.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]

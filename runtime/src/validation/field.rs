@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::go_print::{self, GoNumber};
+use crate::go_print::{self, GoNumber};
 
 /// The field path Go prints for a nil `*field.Path`.
 pub const NIL_PATH: &str = "<nil>";

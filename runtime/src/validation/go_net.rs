@@ -2,7 +2,7 @@
 //! (strict, and the "sloppy" Go 1.16 variant Kubernetes keeps for IPv4), `net.ParseCIDR`,
 //! `net.ParseMAC`, `net/url.ParseRequestURI` and `net/mail.ParseAddress`.
 
-use super::go_print;
+use crate::go_print;
 
 /// How strictly an IP literal is read.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::field::{self, BadValue, FieldError};
-use super::go_print::{self, GoNumber};
 use super::schema::{Additional, Schema};
+use crate::go_print::{self, GoNumber};
 
 /// Every set and map list in `object` (a whole object or any object node of it) that
 /// repeats an item or a key.

@@ -28,10 +28,10 @@
 
 pub mod cel;
 pub(crate) mod decode;
+pub mod defaulting;
 pub mod field;
 pub mod formats;
 pub(crate) mod go_net;
-pub(crate) mod go_print;
 pub mod listtype;
 pub(crate) mod local;
 mod maplist;
@@ -325,8 +325,8 @@ fn nested<'a>(
                 return Err(format!(
                     ".{} accessor error: {} is of the type {}, expected map[string]interface{{}}",
                     fields[..=i].join("."),
-                    go_print::print(other),
-                    go_print::type_name(other)
+                    crate::go_print::print(other),
+                    crate::go_print::type_name(other)
                 ));
             }
         }
@@ -337,8 +337,8 @@ fn nested<'a>(
         Err(format!(
             ".{} accessor error: {} is of the type {}, expected {expected}",
             fields.join("."),
-            go_print::print(value),
-            go_print::type_name(value)
+            crate::go_print::print(value),
+            crate::go_print::type_name(value)
         ))
     }
 }

@@ -5,10 +5,10 @@
 use serde_json::Number;
 
 use super::field::BadValue;
-use super::go_print::{self, GoNumber};
 use super::openapi::{Code, OpenApiError, Outcome, in_body};
 use super::schema::Schema;
 use super::values::is_json_integer;
+use crate::go_print::{self, GoNumber};
 
 /// `IsValueValidAgainstRange`: `None` when `value` fits the type and format.
 fn range_error(

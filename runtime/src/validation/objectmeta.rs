@@ -7,9 +7,9 @@
 use serde_json::{Map, Value};
 
 use super::field::{self, BadValue, FieldError};
-use super::go_print;
 use super::names::{self, NameRule};
 use super::schema::{Additional, Schema};
+use crate::go_print;
 
 const TOTAL_ANNOTATION_SIZE: usize = 256 * 1024;
 

@@ -13,9 +13,9 @@ use serde_json::{Map, Value};
 
 use super::field::{self, BadValue, FieldError, NIL_PATH};
 use super::formats;
-use super::go_print;
 use super::maplist::{MapList, correlated_equal};
 use super::schema::{Additional, Schema};
+use crate::go_print;
 
 /// kube-openapi's error codes that change how an error becomes a field error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::schema::defaulting::{apply_defaults, drop_nulls};
+use crate::validation::defaulting::{apply_defaults, drop_nulls};
 
 fn meta_str<'a>(object: &'a Value, key: &str) -> &'a str {
     object["metadata"][key].as_str().unwrap_or("")
@@ -101,7 +101,7 @@ pub(crate) fn resource_version(rv: &str) -> Result<u64, String> {
     };
     Err(format!(
         "strconv.ParseUint: parsing {}: {why}",
-        super::go_print::quote(rv)
+        crate::go_print::quote(rv)
     ))
 }
 

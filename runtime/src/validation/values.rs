@@ -5,9 +5,9 @@ use serde_json::Value;
 
 use super::field::BadValue;
 use super::formats;
-use super::go_print::{self, GoNumber};
 use super::openapi::{Code, OpenApiError, Outcome, in_body, set_valid};
 use super::schema::Schema;
+use crate::go_print::{self, GoNumber};
 
 /// The JSON type kube-openapi infers for a value (`schemaInfoForType`), and its format.
 fn type_of(value: &Value) -> (&'static str, &'static str) {

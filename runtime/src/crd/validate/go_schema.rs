@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::validation::go_print;
+use crate::go_print;
 
 fn flag(node: &Map<String, Value>, key: &str) -> bool {
     node.get(key) == Some(&Value::Bool(true))

@@ -62,9 +62,9 @@ impl ManagerId {
             if out.len() > 1 {
                 out.push(',');
             }
-            crate::validation::go_print::json_string(name, out);
+            crate::go_print::json_string(name, out);
             out.push(':');
-            crate::validation::go_print::json_string(v, out);
+            crate::go_print::json_string(v, out);
         };
         field(&mut out, "manager", &self.manager);
         field(&mut out, "operation", self.operation.as_str());
@@ -98,13 +98,13 @@ impl ManagerId {
     /// `"unknown" using group/v1`.
     pub fn describe(identifier: &str) -> String {
         let Some(id) = ManagerId::parse(identifier) else {
-            return crate::validation::go_print::quote(identifier);
+            return crate::go_print::quote(identifier);
         };
-        let mut out = crate::validation::go_print::quote(&id.manager);
+        let mut out = crate::go_print::quote(&id.manager);
         if !id.subresource.is_empty() {
             out.push_str(&format!(
                 " with subresource {}",
-                crate::validation::go_print::quote(&id.subresource)
+                crate::go_print::quote(&id.subresource)
             ));
         }
         if ManagerId::parse_operation(identifier) == Some(Operation::Update) {

@@ -65,5 +65,5 @@ pub(super) fn record(object: &mut Value, config: &Value) {
         a.remove(LAST_APPLIED);
     }
     object["metadata"]["annotations"][LAST_APPLIED] =
-        json!(format!("{}\n", crate::validation::go_print::marshal(&last)));
+        json!(format!("{}\n", crate::go_print::marshal(&last)));
 }

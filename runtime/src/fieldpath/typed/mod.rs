@@ -181,7 +181,7 @@ impl KindTypes {
             let quoted: Vec<String> = list
                 .keys
                 .iter()
-                .map(|k| crate::validation::go_print::quote(k))
+                .map(|k| crate::go_print::quote(k))
                 .collect();
             return Err(format!(
                 "associative list with keys has an element that omits all key fields [{}] (and doesn't have default values for any key fields)",

@@ -192,11 +192,7 @@ fn go_sharp_v(v: &Value) -> String {
         Value::Object(m) => format!(
             "map[string]interface {{}}{{{}}}",
             m.iter()
-                .map(|(k, v)| format!(
-                    "{}:{}",
-                    crate::validation::go_print::quote(k),
-                    go_sharp_v(v)
-                ))
+                .map(|(k, v)| format!("{}:{}", crate::go_print::quote(k), go_sharp_v(v)))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::validation::cel::escape;
+use kubegen_go::cel::escape;
 
 /// The apiserver's largest request, which bounds everything a schema leaves unbounded.
 pub(crate) const MAX_REQUEST_SIZE_BYTES: i64 = 3 * 1024 * 1024;

@@ -32,7 +32,7 @@ impl Want {
 #[test]
 fn values_are_shown_as_go_shows_them() {
     use super::go_json;
-    use crate::validation::go_print::quote as go_quote;
+    use crate::go_print::quote as go_quote;
     assert_eq!(go_quote("a\"b\\c"), r#""a\"b\\c""#);
     assert_eq!(go_quote("\u{7}\u{8}\u{7f}\u{85}"), r#""\a\b\x7f\u0085""#);
     assert_eq!(

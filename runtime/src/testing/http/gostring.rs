@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::validation::go_print;
+use crate::go_print;
 
 /// Go's `for i, r := range s`: each rune with its byte offset, an invalid byte being
 /// U+FFFD of width 1.

@@ -12,7 +12,7 @@ use crate::fieldpath::managed::{
 };
 use crate::fieldpath::schema::KindTypes;
 use crate::fieldpath::{Path, Set};
-use crate::schema::defaulting::{apply_defaults, drop_nulls};
+use crate::validation::defaulting::{apply_defaults, drop_nulls};
 use crate::validation::openapi;
 
 static SCALE_SCHEMA: LazyLock<KindTypes> = LazyLock::new(KindTypes::scale);

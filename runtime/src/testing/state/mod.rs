@@ -11,11 +11,11 @@ use super::decode::FieldValidation;
 use super::status::ApiError;
 use crate::resource::{ResourceInfo, ScaleInfo, Scope};
 // Defaulting a webhook's mutation again (admission.rs).
-#[cfg(feature = "webhook")]
-use crate::schema::defaulting::apply_defaults;
-use crate::schema::defaulting::drop_nulls;
 use crate::selector::{FieldSelector, FieldSelectorError, LabelSelector};
 use crate::testing::builtin::strategy::service::{AllocationError, ServiceAllocator};
+#[cfg(feature = "webhook")]
+use crate::validation::defaulting::apply_defaults;
+use crate::validation::defaulting::drop_nulls;
 use crate::validation::{BadValue, FieldError, ResourceValidator};
 
 mod access;

@@ -33,7 +33,6 @@ use serde_json::Value;
 
 pub use compile::ValidationRule;
 pub(crate) use fieldpath::resolve as resolve_field_path;
-pub(crate) use kubegen_go::cel::escape;
 
 use super::field::FieldError;
 use super::schema::Schema;

@@ -14,8 +14,8 @@ use kubegen_go::json as gojson;
 use kubegen_go::yaml;
 use serde_json::Value;
 
-use super::go_print;
 use super::{BadValue, FieldError};
+use crate::go_print;
 
 pub(crate) use coerce::{coerce, prune_unreported as prune};
 

@@ -358,7 +358,7 @@ fn parse_int(s: &str) -> Result<i64, String> {
         Ok(n) => Ok(n),
         Err(_) => Err(format!(
             "failed to parse int from {s}: strconv.Atoi: parsing {}: invalid syntax",
-            crate::validation::go_print::marshal(&serde_json::Value::String(s.to_owned()))
+            crate::go_print::marshal(&serde_json::Value::String(s.to_owned()))
         )),
     }
 }

@@ -11,8 +11,8 @@ use kube_cel::cel::objects::Opaque;
 use kube_cel::cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
 
 use super::super::super::formats::go_duration;
-use super::super::super::go_print;
 use super::{fail, kube_cel, string, subject};
+use crate::go_print;
 
 pub(super) fn register(ctx: &mut Context<'static>) {
     ctx.add_function("int", int);

@@ -9,9 +9,9 @@ use kube_cel::cel::extractors::{Arguments, This};
 use kube_cel::cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
 
 use super::super::super::go_net;
-use super::super::super::go_print::quote;
 use super::netip::{self, is_4in6};
 use super::{fail, kube_cel};
+use crate::go_print::quote;
 
 pub(super) fn register(ctx: &mut Context<'static>) {
     ctx.add_function("url", url);

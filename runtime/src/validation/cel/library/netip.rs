@@ -4,7 +4,7 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use super::super::super::go_print::quote;
+use crate::go_print::quote;
 
 /// A parsed address and whether it carried an IPv6 zone (`fe80::1%eth0`).
 pub(super) struct Addr {

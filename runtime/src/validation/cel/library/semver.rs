@@ -6,8 +6,8 @@
 use kube_cel::cel::extractors::Arguments;
 use kube_cel::cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
 
-use super::super::super::go_print::quote;
 use super::{fail, kube_cel, subject};
+use crate::go_print::quote;
 
 pub(super) fn register(ctx: &mut Context<'static>) {
     ctx.add_function(

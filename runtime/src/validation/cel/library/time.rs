@@ -8,8 +8,8 @@ use chrono::{DateTime, Datelike, FixedOffset, Timelike};
 use kube_cel::cel::extractors::{Arguments, This};
 use kube_cel::cel::{Context, ExecutionError, ResolveResult, Value};
 
-use super::super::super::go_print::quote;
 use super::{fail, kube_cel};
+use crate::go_print::quote;
 
 /// The getters and what each reads from a date and time in the zone.
 type Getter = fn(&DateTime<FixedOffset>) -> i64;
