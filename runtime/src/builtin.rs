@@ -10,6 +10,33 @@
 //! version (resource.k8s.io `v1`, `VolumeAttributesClass`, `MutatingAdmissionPolicy`) are
 //! there when its version feature is at least that version.
 //!
+//! Use them wherever an operator touches a kind it does not define: the Deployments and
+//! Services it owns, the Secrets and ConfigMaps it reads. Bring the traits into scope and the
+//! methods appear on `kube::Client` and on the informer factory:
+//!
+//! ```
+//! use k8s_openapi::api::core::v1::ConfigMap;
+//! use kubegen::builtin::BuiltinClientExt;
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let server = kubegen::testing::ApiServer::new(); // or kube::Client::try_default()
+//! server.create_namespace("demo").unwrap();
+//! let client = server.client();
+//!
+//! let mut settings = ConfigMap::default();
+//! settings.metadata.name = Some("settings".into());
+//! settings.data = Some([("mode".to_string(), "fast".to_string())].into());
+//! client.config_maps("demo").create(&settings).await?;
+//!
+//! let read = client.config_maps("demo").get("settings").await?;
+//! assert_eq!(read.data.unwrap()["mode"], "fast");
+//! let everywhere = client.config_maps_all_namespaces().list(&Default::default()).await?;
+//! // The root CA publisher is not running here: the one ConfigMap is ours.
+//! assert_eq!(everywhere.items.len(), 1);
+//! # Ok::<(), kubegen::client::ClientError>(())
+//! # }).unwrap();
+//! ```
+//!
 //! The table below was generated from the apiserver's discovery (`/api/v1`, `/apis/*/*`).
 
 use crate::client::{AllNamespacesClient, ResourceClient};

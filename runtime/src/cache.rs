@@ -4,6 +4,45 @@
 //! built in and custom indexers (`fn(&K) -> Vec<String>`) can be added before the first
 //! object arrives; index lookups touch only the matching keys, so listing one namespace
 //! costs in proportion to that namespace, not to the cache.
+//!
+//! Use it through an informer: the informer fills a [`Store`] from a watch and hands out a
+//! [`Lister`] (`informer.lister()`, `manager.cache().deployments().lister()`), and a
+//! reconciler reads the lister instead of the apiserver. Build one by hand to test code
+//! that reads a lister, or to keep objects of your own indexed.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use k8s_openapi::api::core::v1::ConfigMap;
+//! use kubegen::cache::{Lister, Store};
+//! use kubegen::selector::LabelSelector;
+//!
+//! let config_map = |namespace: &str, name: &str, owner: &str| {
+//!     let mut cm = ConfigMap::default();
+//!     cm.metadata.namespace = Some(namespace.into());
+//!     cm.metadata.name = Some(name.into());
+//!     cm.metadata.labels = Some([("owner".to_string(), owner.to_string())].into());
+//!     Arc::new(cm)
+//! };
+//! let store = Arc::new(Store::<ConfigMap>::new());
+//! // Indexers come first: the store refuses one once it holds objects.
+//! store
+//!     .add_indexer("owner", |cm: &ConfigMap| {
+//!         let labels = cm.metadata.labels.iter().flatten();
+//!         labels.filter(|(k, _)| *k == "owner").map(|(_, v)| v.clone()).collect()
+//!     })
+//!     .unwrap();
+//! store.insert(config_map("a", "one", "alice"));
+//! store.insert(config_map("a", "two", "bob"));
+//! store.insert(config_map("b", "three", "alice"));
+//!
+//! let lister = Lister::new(store.clone());
+//! assert!(lister.namespace("a").get("one").is_some());
+//! assert_eq!(lister.namespace("b").list(&LabelSelector::everything()).len(), 1);
+//! assert_eq!(lister.by_index("owner", "alice").len(), 2);
+//! let bob = LabelSelector::parse("owner=bob").unwrap();
+//! assert_eq!(lister.list(&bob)[0].metadata.name.as_deref(), Some("two"));
+//! assert!(store.add_indexer("late", |_: &ConfigMap| vec![]).is_err());
+//! ```
 
 use std::collections::HashMap;
 use std::sync::Arc;
