@@ -2,6 +2,42 @@
 //!
 //! The derive turns the attribute into one `static ResourceInfo` per kind; CRD assembly,
 //! the registry and crdgen all read that value, so the generated code only names things.
+//!
+//! Read it when code must work for any kind: a generic reconciler's names and paths, a
+//! printer of columns, a check that a kind has the status subresource before writing it.
+//!
+//! ```
+//! # mod api {
+//! #     use kubegen::prelude::*;
+//! #     #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+//! #     #[resource(group = "resources.example.com", version = "v1", kind = "Widget",
+//! #                status = "WidgetStatus", shortname = "wd")]
+//! #     pub struct WidgetSpec {
+//! #         pub size: i32,
+//! #     }
+//! #     #[derive(ApiType, Clone, Debug, Default, Serialize, Deserialize)]
+//! #     pub struct WidgetStatus {
+//! #         pub seen: i32,
+//! #     }
+//! # }
+//! # use api::*;
+//! use kubegen::{CustomResource, Scope};
+//!
+//! fn describe<K: CustomResource>() -> String {
+//!     let info = K::INFO;
+//!     let scope = match info.scope {
+//!         Scope::Namespaced => "namespaced",
+//!         Scope::Cluster => "cluster-scoped",
+//!     };
+//!     format!("{}.{} ({scope}, status: {})", info.plural, info.group, info.status)
+//! }
+//!
+//! assert_eq!(describe::<Widget>(), "widgets.resources.example.com (namespaced, status: true)");
+//! assert_eq!(Widget::INFO.short_names, ["wd"]);
+//! // The same data builds the kind's CRD.
+//! let crd = Widget::crd().unwrap();
+//! assert_eq!(crd.metadata.name.as_deref(), Some("widgets.resources.example.com"));
+//! ```
 
 use std::borrow::Cow;
 use std::fmt;

@@ -14,6 +14,64 @@
 //! objects pruned to some managers' fields during server-side apply — reading absent fields as
 //! their `Default` (Go's zero value) and leaving out of the result what only that filling
 //! produced; a [`ManualConvert`] must therefore accept each of its fields' defaults.
+//!
+//! Use it when a kind gets a second version that differs from the first: mark the old
+//! version's spec with its hub, write by hand only what changed, and serve both (the CRD's
+//! conversion webhook runs [`convert`]; the in-memory server converts the same way).
+//!
+//! ```
+//! # mod api {
+//! pub mod v1 {
+//!     use kubegen::prelude::*;
+//!     /// The hub (storage version): the size is a number of gibibytes.
+//!     #[derive(CustomResource, Clone, Debug, Default, Serialize, Deserialize)]
+//!     #[resource(group = "converts.example.com", version = "v1", kind = "Volume")]
+//!     pub struct VolumeSpec {
+//!         pub gibibytes: i64,
+//!         pub class: String,
+//!     }
+//! }
+//! pub mod v1beta1 {
+//!     use kubegen::convert::{ConvertError, ManualConvert};
+//!     use kubegen::prelude::*;
+//!     /// The old version: the size was text ("10Gi"); `class` converts by name.
+//!     #[derive(CustomResource, Clone, Debug, Default, Serialize, Deserialize)]
+//!     #[resource(group = "converts.example.com", version = "v1beta1", kind = "Volume",
+//!                storage = false)]
+//!     #[convert(hub = super::v1::VolumeSpec, filled = ["gibibytes"])]
+//!     pub struct VolumeSpec {
+//!         #[convert(manual)]
+//!         pub size: String,
+//!         pub class: String,
+//!     }
+//!     impl ManualConvert for VolumeSpec {
+//!         fn fill_hub(&self, hub: &mut super::v1::VolumeSpec) -> Result<(), ConvertError> {
+//!             // A partial object may lack `size`: its default converts to the hub's.
+//!             if !self.size.is_empty() {
+//!                 let n = self.size.strip_suffix("Gi").and_then(|n| n.parse().ok());
+//!                 hub.gibibytes = n.ok_or_else(|| ConvertError::field("spec.size", "not NGi"))?;
+//!             }
+//!             Ok(())
+//!         }
+//!         fn fill_from_hub(&mut self, hub: &super::v1::VolumeSpec) -> Result<(), ConvertError> {
+//!             self.size = format!("{}Gi", hub.gibibytes);
+//!             Ok(())
+//!         }
+//!     }
+//! }
+//! # }
+//! # use api::*;
+//! use kubegen::convert::Convertible;
+//!
+//! let old = v1beta1::Volume::new("data", v1beta1::VolumeSpec { size: "10Gi".into(), class: "ssd".into() });
+//! let hub = old.to_hub().unwrap();
+//! assert_eq!((hub.spec.gibibytes, hub.spec.class.as_str()), (10, "ssd"));
+//!
+//! // As JSON, by apiVersion, for any registered kind (what a conversion webhook does).
+//! let json = serde_json::to_value(&hub).unwrap();
+//! let back = kubegen::convert::convert(json, "converts.example.com/v1beta1").unwrap();
+//! assert_eq!(back["spec"]["size"], "10Gi");
+//! ```
 
 pub mod checks;
 pub(crate) mod dynamic;

@@ -5,6 +5,34 @@
 //! marker at its node. [`resolve`] then inlines the type definitions schemars collected and
 //! rewrites schemars' idioms into the forms the apiserver accepts; [`structural::check`]
 //! applies the apiserver's structural-schema rules before a CRD is handed out.
+//!
+//! A kind's CRD carries the schema already (`Widget::crd()`, crdgen). Reach for this module
+//! to see the schema of one type on its own (a test of a marker, a shared type's docs), or
+//! to check a schema written by hand before putting it in a CRD.
+//!
+//! ```
+//! use kubegen::prelude::*;
+//! use kubegen::schema::{schema_for, structural};
+//!
+//! #[derive(ApiType, Serialize, Deserialize)]
+//! #[serde(rename_all = "camelCase")]
+//! struct Port {
+//!     /// The port's name, unique in the list.
+//!     #[validate(max_length = 15)]
+//!     name: String,
+//!     #[validate(minimum = 1, maximum = 65535)]
+//!     container_port: i32,
+//! }
+//!
+//! let schema = schema_for::<Port>().to_value();
+//! assert_eq!(schema["required"], serde_json::json!(["name", "containerPort"]));
+//! assert_eq!(schema["properties"]["containerPort"]["maximum"], 65535);
+//! assert_eq!(schema["properties"]["name"]["description"], "The port's name, unique in the list.");
+//!
+//! // A node without a type is not structural: the apiserver refuses such a CRD.
+//! let untyped = serde_json::json!({"type": "object", "properties": {"spec": {"properties": {}}}});
+//! assert_eq!(structural::check(&untyped)[0].path, ".spec");
+//! ```
 
 mod builder;
 pub mod cel_cost;
