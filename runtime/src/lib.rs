@@ -53,6 +53,7 @@ pub mod __private {
     pub use crate::api_fields::{
         FieldsOf, ListOf, NoApiFields, check_items_correlate, check_list_map_key, check_rule_field,
     };
+    pub use crate::apply::wire as apply_wire;
     pub use crate::convert::checks::{check_hub_fields, check_hub_kind, check_spoke_field};
     pub use crate::convert::dynamic::{value_from_hub, value_to_hub};
     pub use crate::convert::identity as convert_identity;

@@ -73,29 +73,24 @@ pub fn expand(model: &Model) -> TokenStream {
     let decls = fields.iter().map(|f| {
         let m = &f.member;
         let fvis = f.vis;
-        let name = &f.name;
         let ty = field_configuration(f);
         let docs = f.docs.as_ref().map(|d| quote!(#[doc = #d]));
-        let serde = if f.flatten {
-            quote!(#[serde(flatten)])
-        } else {
-            quote!(#[serde(rename = #name, default, skip_serializing_if = "::core::option::Option::is_none")])
-        };
         quote! {
             #docs
-            #serde
             #fvis #m: ::core::option::Option<#ty>,
         }
     });
+    let wire = wire(&cfg, &fields);
     let builders = fields.iter().map(|f| builder(f));
     let apply = apply_trait();
     quote! {
         #[doc = #doc]
-        #[derive(::core::clone::Clone, ::core::fmt::Debug, ::core::default::Default, ::kubegen::__private::serde::Serialize, ::kubegen::__private::serde::Deserialize)]
-        #[serde(crate = "::kubegen::__private::serde")]
+        #[derive(::core::clone::Clone, ::core::fmt::Debug, ::core::default::Default)]
         #vis struct #cfg {
             #(#decls)*
         }
+
+        #wire
 
         impl #apply for #ident {
             type Configuration = #cfg;
@@ -109,6 +104,53 @@ pub fn expand(model: &Model) -> TokenStream {
             }
 
             #(#builders)*
+        }
+    }
+}
+
+/// A configuration's `Serialize` and `Deserialize`: a call per field to the runtime's one
+/// implementation (`kubegen::__private::apply_wire`), instead of serde's derive per type.
+fn wire(cfg: &syn::Ident, fields: &[&Field]) -> TokenStream {
+    let serde = quote!(::kubegen::__private::serde);
+    let wire = quote!(::kubegen::__private::apply_wire);
+    let writes = fields.iter().map(|f| {
+        let m = &f.member;
+        let name = &f.name;
+        if f.flatten {
+            quote!(__w.flatten(&self.#m)?;)
+        } else {
+            quote!(__w.field(#name, &self.#m)?;)
+        }
+    });
+    // Named fields are taken first; flattened ones read from what is left.
+    let named = fields.iter().filter(|f| !f.flatten).map(|f| {
+        let m = &f.member;
+        let name = &f.name;
+        quote!(let #m = __r.field(#name)?;)
+    });
+    let flattened = fields.iter().filter(|f| f.flatten).map(|f| {
+        let m = &f.member;
+        quote!(let #m = __r.flatten();)
+    });
+    let members = fields.iter().map(|f| &f.member);
+    quote! {
+        impl #serde::Serialize for #cfg {
+            fn serialize<__S: #serde::Serializer>(&self, __s: __S) -> ::core::result::Result<__S::Ok, __S::Error> {
+                #[allow(unused_mut)]
+                let mut __w = #wire::write(__s)?;
+                #(#writes)*
+                __w.end()
+            }
+        }
+
+        impl<'de> #serde::Deserialize<'de> for #cfg {
+            fn deserialize<__D: #serde::Deserializer<'de>>(__d: __D) -> ::core::result::Result<Self, __D::Error> {
+                #[allow(unused_mut)]
+                let mut __r = #wire::read(__d)?;
+                #(#named)*
+                #(#flattened)*
+                ::core::result::Result::Ok(Self { #(#members),* })
+            }
         }
     }
 }
@@ -208,14 +250,16 @@ pub fn expand_kind(model: &Model, r: &ResourceArgs) -> TokenStream {
     let spec_cfg = configuration_of(&syn::parse_quote!(#spec));
     let status_ty = r.status.as_ref().map(|s| &s.0);
     let status_cfg = status_ty.map(configuration_of);
-    let skip = quote!(#[serde(default, skip_serializing_if = "::core::option::Option::is_none")]);
     let status_decl = status_cfg.as_ref().map(|t| {
         quote! {
             /// Observed state, applied through the status subresource.
-            #skip
             pub status: ::core::option::Option<#t>,
         }
     });
+    let serde = quote!(::kubegen::__private::serde);
+    let wire = quote!(::kubegen::__private::apply_wire);
+    let status_write = status_ty.map(|_| quote!(__w.field("status", &self.status)?;));
+    let status_read = status_ty.map(|_| quote!(status: __r.field("status")?,));
     let status_init = status_ty.map(|_| quote!(status: ::core::option::Option::None,));
     let status_builder = status_cfg.as_ref().map(|t| {
         quote! {
@@ -269,20 +313,41 @@ pub fn expand_kind(model: &Model, r: &ResourceArgs) -> TokenStream {
     });
     quote! {
         #[doc = #doc]
-        #[derive(::core::clone::Clone, ::core::fmt::Debug, ::kubegen::__private::serde::Serialize, ::kubegen::__private::serde::Deserialize)]
-        #[serde(crate = "::kubegen::__private::serde")]
+        #[derive(::core::clone::Clone, ::core::fmt::Debug)]
         #vis struct #cfg {
-            #[serde(rename = "apiVersion")]
             api_version: ::std::string::String,
             kind: ::std::string::String,
             /// Metadata: the identity, and labels, annotations, finalizers and owner
             /// references a manager sets.
-            #[serde(default)]
             pub metadata: #meta,
             /// Desired state.
-            #skip
             pub spec: ::core::option::Option<#spec_cfg>,
             #status_decl
+        }
+
+        impl #serde::Serialize for #cfg {
+            fn serialize<__S: #serde::Serializer>(&self, __s: __S) -> ::core::result::Result<__S::Ok, __S::Error> {
+                let mut __w = #wire::write(__s)?;
+                __w.entry("apiVersion", &self.api_version)?;
+                __w.entry("kind", &self.kind)?;
+                __w.entry("metadata", &self.metadata)?;
+                __w.field("spec", &self.spec)?;
+                #status_write
+                __w.end()
+            }
+        }
+
+        impl<'de> #serde::Deserialize<'de> for #cfg {
+            fn deserialize<__D: #serde::Deserializer<'de>>(__d: __D) -> ::core::result::Result<Self, __D::Error> {
+                let mut __r = #wire::read(__d)?;
+                ::core::result::Result::Ok(Self {
+                    api_version: __r.required("apiVersion")?,
+                    kind: __r.required("kind")?,
+                    metadata: __r.or_default("metadata")?,
+                    spec: __r.field("spec")?,
+                    #status_read
+                })
+            }
         }
 
         impl #apply for #kind {

@@ -45,6 +45,8 @@
 
 mod extract;
 mod k8s;
+#[doc(hidden)]
+pub mod wire;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
