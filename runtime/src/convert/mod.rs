@@ -88,6 +88,7 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 pub use dynamic::{Registration, convert, registered_versions};
 pub use kind::{CONVERSION_DATA_ANNOTATION, Convertible, Parts, SpecOf};
 pub use review::ConversionError;
+#[cfg(any(feature = "webhook", feature = "testing"))]
 pub(crate) use review::failure_message;
 #[cfg(feature = "webhook")]
 pub(crate) use review::review_failure;

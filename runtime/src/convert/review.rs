@@ -40,6 +40,7 @@ impl From<ConvertError> for ConversionError {
 
 /// The failure message of a review whose object `index` (of `kind`, at `from`) a converter
 /// could not convert to `desired`.
+#[cfg_attr(not(feature = "testing"), allow(dead_code))] // used by the in-memory server
 pub(crate) fn failure_message(
     index: usize,
     desired: &str,
@@ -52,6 +53,7 @@ pub(crate) fn failure_message(
 
 /// The failure message of a review whose object `index` could not be converted to
 /// `desired`, for `cause`.
+#[cfg_attr(not(feature = "testing"), allow(dead_code))] // used by the in-memory server
 pub(crate) fn review_failure(index: usize, desired: &str, cause: &str) -> String {
     format!("converting object {index} to {desired}: {cause}")
 }

@@ -70,6 +70,7 @@ pub(crate) fn check_name(in_body: &str, url: &str) -> Result<(), String> {
 /// `EnsureObjectNamespaceMatchesRequestNamespace` on a patched or applied object: a
 /// namespaced object takes the request's namespace unless it names another (refused); a
 /// cluster-scoped object has none.
+#[cfg_attr(not(feature = "testing"), allow(dead_code))] // used by the in-memory server
 pub(crate) fn ensure_namespace(object: &mut Value, namespace: Option<&str>) -> Result<(), String> {
     match namespace {
         Some(expected) => match meta_str(object, "namespace") {
@@ -88,6 +89,7 @@ pub(crate) fn ensure_namespace(object: &mut Value, namespace: Option<&str>) -> R
 
 /// The resourceVersion of an object as the storage's versioner reads it: none is 0; anything
 /// else is a decimal uint64 (Go's `strconv.ParseUint`), or the message of the apiserver's 500.
+#[cfg_attr(not(feature = "testing"), allow(dead_code))] // used by the in-memory server
 pub(crate) fn resource_version(rv: &str) -> Result<u64, String> {
     if rv.is_empty() {
         return Ok(0);

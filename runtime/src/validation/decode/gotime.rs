@@ -16,6 +16,7 @@ pub(crate) fn parse_rfc3339(value: &str) -> Result<String, String> {
 
 /// A `metav1.MicroTime`: `time.Parse(RFC3339Micro, s)`, which needs exactly six fractional
 /// digits, written back in UTC with six digits.
+#[cfg_attr(not(feature = "testing"), allow(dead_code))] // used by the in-memory server
 pub(crate) fn parse_rfc3339_micro(value: &str) -> Result<String, String> {
     parse(value, true)
 }

@@ -128,6 +128,7 @@ pub(crate) fn type_meta(value: &Value, data: &[u8]) -> Result<(), String> {
 }
 
 /// A create or update body read into an object, before coercion.
+#[cfg_attr(not(feature = "testing"), allow(dead_code))] // used by the in-memory server
 pub(crate) struct Parsed {
     /// The object (past [`type_meta`]).
     pub object: Value,
@@ -137,6 +138,7 @@ pub(crate) struct Parsed {
 
 /// Why a create or update body is no object: the apiserver's decoder errors, before the
 /// request's kind is known to the message.
+#[cfg_attr(not(feature = "testing"), allow(dead_code))] // used by the in-memory server
 pub(crate) enum Unreadable {
     /// `the object provided is unrecognized (must be of type <Kind>): <why> (<summary>)`.
     Unrecognized(String),
@@ -151,6 +153,7 @@ pub(crate) enum Unreadable {
 
 impl Unreadable {
     /// The message for a request for kind `kind` served at `api_version`, `data` as sent.
+    #[cfg_attr(not(feature = "testing"), allow(dead_code))] // used by the in-memory server
     pub(crate) fn message(&self, kind: &str, api_version: &str, data: &[u8]) -> String {
         match self {
             Unreadable::Unrecognized(why) => unrecognized(kind, data, why),
@@ -174,6 +177,7 @@ impl Unreadable {
 /// `encoding/json` finds its `apiVersion` and `kind` (keys matched case-insensitively), then
 /// sigs.k8s.io/json reads the object (keys exact, integers kept, duplicates noted).
 /// `original` is the body as sent (it differs for a YAML body converted to JSON).
+#[cfg_attr(not(feature = "testing"), allow(dead_code))] // used by the in-memory server
 pub(crate) fn parse_json(data: &[u8], original: &[u8]) -> Result<Parsed, Unreadable> {
     let version_kind = |why: String| {
         Unreadable::Unrecognized(format!(
@@ -212,6 +216,7 @@ pub(crate) fn parse_json(data: &[u8], original: &[u8]) -> Result<Parsed, Unreada
 /// What the apiserver's decoder refuses in a patched object before its schema is applied
 /// (read from `doc` as Go writes it, as [`parse_json`] reads a body): an apiVersion or kind
 /// that is no string, an apiVersion with more than one `/`, no kind.
+#[cfg_attr(not(feature = "testing"), allow(dead_code))] // used by the in-memory server
 pub(crate) fn patched_type_meta(doc: &Value) -> Result<(), String> {
     let json = gojson::to_vec(doc);
     match parse_json(&json, &json) {
@@ -226,6 +231,7 @@ pub(crate) fn patched_type_meta(doc: &Value) -> Result<(), String> {
 /// A YAML create or update body (`application/yaml`): converted to JSON as
 /// sigs.k8s.io/yaml's `YAMLToJSON` does (go-yaml v2, the first document only), whose errors
 /// are returned as they are, then read as JSON.
+#[cfg_attr(not(feature = "testing"), allow(dead_code))] // used by the in-memory server
 pub(crate) fn parse_yaml(data: &[u8]) -> Result<Parsed, Unreadable> {
     let document = yaml::unmarshal(data).map_err(|e| Unreadable::Unrecognized(e.to_string()))?;
     let json = gojson::to_vec(&document.value);
@@ -237,6 +243,7 @@ pub(crate) fn parse_yaml(data: &[u8]) -> Result<Parsed, Unreadable> {
 /// v2, converted to JSON, decoded into `map[string]interface{}`): the object (`null` for an
 /// empty body) and what strict decoding reports of duplicate keys (`line 7: key "s" already
 /// set in map`). The error is the message of the apiserver's `400 BadRequest`.
+#[cfg_attr(not(feature = "testing"), allow(dead_code))] // used by the in-memory server
 pub(crate) fn parse_apply(data: &[u8]) -> Result<(Value, Vec<String>), String> {
     let document = yaml::unmarshal(data)
         .map_err(|e| format!("error decoding YAML: error converting YAML to JSON: {e}"))?;
@@ -263,6 +270,7 @@ pub(crate) fn parse_apply(data: &[u8]) -> Result<(Value, Vec<String>), String> {
 
 /// What the apiserver does with the duplicate keys of an apply body once the apply
 /// succeeded: with `Strict` the `400 BadRequest` message, with `Warn` one warning each.
+#[cfg_attr(not(feature = "testing"), allow(dead_code))] // used by the in-memory server
 pub(crate) fn apply_duplicates(
     duplicates: &[String],
     directive: FieldValidation,
