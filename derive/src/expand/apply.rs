@@ -111,8 +111,6 @@ pub fn expand(model: &Model) -> TokenStream {
 /// A configuration's `Serialize` and `Deserialize`: a call per field to the runtime's one
 /// implementation (`kubegen::__private::apply_wire`), instead of serde's derive per type.
 fn wire(cfg: &syn::Ident, fields: &[&Field]) -> TokenStream {
-    let serde = quote!(::kubegen::__private::serde);
-    let wire = quote!(::kubegen::__private::apply_wire);
     let writes = fields.iter().map(|f| {
         let m = &f.member;
         let name = &f.name;
@@ -133,12 +131,29 @@ fn wire(cfg: &syn::Ident, fields: &[&Field]) -> TokenStream {
         quote!(let #m = __r.flatten();)
     });
     let members = fields.iter().map(|f| &f.member);
+    wire_impls(
+        cfg,
+        quote!(#(#writes)*),
+        quote! {
+            #(#named)*
+            #(#flattened)*
+            Self { #(#members),* }
+        },
+    )
+}
+
+/// `Serialize` and `Deserialize` for a configuration through `apply_wire`: `writes` calls the
+/// writer `__w` for each field; `read` takes the fields from the reader `__r` and ends with the
+/// value.
+fn wire_impls(cfg: &syn::Ident, writes: TokenStream, read: TokenStream) -> TokenStream {
+    let serde = quote!(::kubegen::__private::serde);
+    let wire = quote!(::kubegen::__private::apply_wire);
     quote! {
         impl #serde::Serialize for #cfg {
             fn serialize<__S: #serde::Serializer>(&self, __s: __S) -> ::core::result::Result<__S::Ok, __S::Error> {
                 #[allow(unused_mut)]
                 let mut __w = #wire::write(__s)?;
-                #(#writes)*
+                #writes
                 __w.end()
             }
         }
@@ -147,9 +162,7 @@ fn wire(cfg: &syn::Ident, fields: &[&Field]) -> TokenStream {
             fn deserialize<__D: #serde::Deserializer<'de>>(__d: __D) -> ::core::result::Result<Self, __D::Error> {
                 #[allow(unused_mut)]
                 let mut __r = #wire::read(__d)?;
-                #(#named)*
-                #(#flattened)*
-                ::core::result::Result::Ok(Self { #(#members),* })
+                ::core::result::Result::Ok({ #read })
             }
         }
     }
@@ -256,10 +269,27 @@ pub fn expand_kind(model: &Model, r: &ResourceArgs) -> TokenStream {
             pub status: ::core::option::Option<#t>,
         }
     });
-    let serde = quote!(::kubegen::__private::serde);
-    let wire = quote!(::kubegen::__private::apply_wire);
     let status_write = status_ty.map(|_| quote!(__w.field("status", &self.status)?;));
     let status_read = status_ty.map(|_| quote!(status: __r.field("status")?,));
+    let wire = wire_impls(
+        &cfg,
+        quote! {
+            __w.entry("apiVersion", &self.api_version)?;
+            __w.entry("kind", &self.kind)?;
+            __w.entry("metadata", &self.metadata)?;
+            __w.field("spec", &self.spec)?;
+            #status_write
+        },
+        quote! {
+            Self {
+                api_version: __r.required("apiVersion")?,
+                kind: __r.required("kind")?,
+                metadata: __r.or_default("metadata")?,
+                spec: __r.field("spec")?,
+                #status_read
+            }
+        },
+    );
     let status_init = status_ty.map(|_| quote!(status: ::core::option::Option::None,));
     let status_builder = status_cfg.as_ref().map(|t| {
         quote! {
@@ -325,30 +355,7 @@ pub fn expand_kind(model: &Model, r: &ResourceArgs) -> TokenStream {
             #status_decl
         }
 
-        impl #serde::Serialize for #cfg {
-            fn serialize<__S: #serde::Serializer>(&self, __s: __S) -> ::core::result::Result<__S::Ok, __S::Error> {
-                let mut __w = #wire::write(__s)?;
-                __w.entry("apiVersion", &self.api_version)?;
-                __w.entry("kind", &self.kind)?;
-                __w.entry("metadata", &self.metadata)?;
-                __w.field("spec", &self.spec)?;
-                #status_write
-                __w.end()
-            }
-        }
-
-        impl<'de> #serde::Deserialize<'de> for #cfg {
-            fn deserialize<__D: #serde::Deserializer<'de>>(__d: __D) -> ::core::result::Result<Self, __D::Error> {
-                let mut __r = #wire::read(__d)?;
-                ::core::result::Result::Ok(Self {
-                    api_version: __r.required("apiVersion")?,
-                    kind: __r.required("kind")?,
-                    metadata: __r.or_default("metadata")?,
-                    spec: __r.field("spec")?,
-                    #status_read
-                })
-            }
-        }
+        #wire
 
         impl #apply for #kind {
             type Configuration = #cfg;
