@@ -24,6 +24,7 @@ pub mod events;
 pub mod fieldpath;
 mod go_print;
 pub mod informer;
+mod kind_info;
 pub mod leaderelection;
 #[cfg(feature = "manager")]
 pub mod manager;

@@ -19,6 +19,73 @@
 //! A replica that cannot renew its Lease stops its controllers and `run` returns
 //! [`ManagerError::LeadershipLost`]; controller-runtime exits the process then, and so
 //! should the caller (its successor is already campaigning).
+//!
+//! Here a Manager runs one controller against the in-memory apiserver, serves its metrics on
+//! a port of its own, names the RBAC rules it needs, and shuts down when its token is
+//! cancelled:
+//!
+//! ```
+//! use std::sync::Arc;
+//! use k8s_openapi::api::core::v1::ConfigMap;
+//! use kubegen::controller::{Action, Controller, ObjectKey, Reconciler};
+//! use kubegen::manager::Manager;
+//! use kubegen::rbac::Verb;
+//! use tokio::io::{AsyncReadExt, AsyncWriteExt};
+//! use tokio::sync::mpsc;
+//! use tokio_util::sync::CancellationToken;
+//!
+//! /// Reports every ConfigMap it reconciles.
+//! struct Seen(mpsc::UnboundedSender<String>);
+//!
+//! impl Reconciler<ConfigMap> for Seen {
+//!     type Error = std::convert::Infallible;
+//!
+//!     async fn reconcile(&self, key: &ObjectKey, _: Option<Arc<ConfigMap>>) -> Result<Action, Self::Error> {
+//!         let _ = self.0.send(key.name().to_owned());
+//!         Ok(Action::Done)
+//!     }
+//! }
+//!
+//! /// One plain HTTP/1.1 GET; the response's text.
+//! async fn get(address: std::net::SocketAddr, path: &str) -> String {
+//!     let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+//!     let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+//!     stream.write_all(request.as_bytes()).await.unwrap();
+//!     let mut response = String::new();
+//!     stream.read_to_string(&mut response).await.unwrap();
+//!     response
+//! }
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let server = kubegen::testing::ApiServer::new();
+//! server.create_namespace("demo").unwrap();
+//! let (seen, mut reconciled) = mpsc::unbounded_channel();
+//! let manager = Manager::new(server.client())
+//!     .metrics_address("127.0.0.1:0".parse().unwrap()) // port 0: the OS picks one
+//!     .unwrap()
+//!     .add(Controller::<ConfigMap>::new("config-maps"), Seen(seen));
+//!
+//! // The controller's informer lists and watches ConfigMaps: its Role must allow that.
+//! let rules = manager.rules();
+//! assert!(rules.allows("", "configmaps", Verb::List) && rules.allows("", "configmaps", Verb::Watch));
+//! let metrics = manager.metrics_local_address().unwrap();
+//! let stop = CancellationToken::new();
+//! let running = tokio::spawn(manager.run(stop.clone()));
+//!
+//! let config: ConfigMap = serde_json::from_value(serde_json::json!({"metadata": {"name": "settings"}})).unwrap();
+//! let config_maps = kube::Api::<ConfigMap>::namespaced(server.client(), "demo");
+//! config_maps.create(&Default::default(), &config).await.unwrap();
+//! assert_eq!(reconciled.recv().await.as_deref(), Some("settings"));
+//!
+//! assert!(get(metrics, "/readyz").await.starts_with("HTTP/1.1 200"));
+//! let text = get(metrics, "/metrics").await;
+//! assert!(text.contains(r#"controller_runtime_reconcile_total{controller="config-maps",result="success"} 1"#));
+//!
+//! // Cancelling the token is a graceful shutdown: `run` returns Ok.
+//! stop.cancel();
+//! running.await.unwrap().unwrap();
+//! # });
+//! ```
 
 use std::future::Future;
 use std::net::SocketAddr;

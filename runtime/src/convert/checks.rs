@@ -3,7 +3,7 @@
 //! stops compilation with the message.
 
 use crate::api_fields::{ConstMessage, FieldInfo, str_eq};
-use crate::resource::ResourceInfo;
+use crate::kind_info::ResourceInfo;
 
 const fn contains(names: &[&str], name: &str) -> bool {
     let mut i = 0;

@@ -50,7 +50,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use crate::resource::ResourceInfo;
+use crate::kind_info::ResourceInfo;
 use crate::schema::cel_cost::{self, CostViolation};
 use crate::schema::structural;
 

@@ -57,7 +57,7 @@ pub use raw::{
 };
 pub use schema::Schema;
 
-use crate::resource::ScaleInfo;
+use crate::kind_info::ScaleInfo;
 
 /// The message the apiserver adds when CEL rules were not run because of other errors.
 pub const CEL_SKIPPED: &str = "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation";

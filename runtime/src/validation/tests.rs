@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::{ResourceValidator, invalid_message};
-use crate::resource::ScaleInfo;
+use crate::kind_info::ScaleInfo;
 
 const CASES: &str = include_str!("testdata/apiserver.json");
 

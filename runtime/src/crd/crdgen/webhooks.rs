@@ -11,7 +11,7 @@ use super::CrdgenError;
 use crate::crd::webhooks::{
     self, FailurePolicy, WebhookEndpoint, WebhookManifestError, WebhookOptions,
 };
-use crate::resource::ResourceInfo;
+use crate::kind_info::ResourceInfo;
 
 /// Where the webhook server is, and which admission webhooks to write.
 #[derive(Clone, Debug, Default, clap::Args)]

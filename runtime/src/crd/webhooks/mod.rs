@@ -38,8 +38,8 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 
+use crate::kind_info::ResourceInfo;
 use crate::registry;
-use crate::resource::ResourceInfo;
 use crate::webhook_paths::{
     AdmissionType, CONVERT_PATH, WebhookKind, admission_path, webhook_name,
 };
@@ -352,7 +352,7 @@ pub fn validating_webhook_configuration(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resource::Scope;
+    use crate::kind_info::Scope;
 
     use endpoint::tests::CERT;
 
