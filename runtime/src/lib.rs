@@ -62,7 +62,7 @@ pub mod __private {
     pub use crate::deepcopy::{DeepCopyProbe, ViaClone, ViaDeepCopy};
     pub use crate::defaults::{DefaultsProbe, NoDefaults, ViaDefaults};
     pub use crate::registry::Registration;
-    pub use crate::resource::serialize_object;
+    pub use crate::resource::{deserialize_object, serialize_object};
     pub use crate::schema;
     pub use inventory;
     pub use k8s_openapi;

@@ -97,6 +97,137 @@ where
     s.end()
 }
 
+/// Reads a kind from wire form: `metadata` (default when absent), `spec` (required) and
+/// `status` (absent or `null` is `None`); `apiVersion`, `kind` and unknown keys are ignored.
+/// It accepts what serde's derive on the kind struct would, with the same errors, so the
+/// derive emits one call here instead of a visitor per kind. A kind without a status
+/// (`with_status` false, `Status` [`de::IgnoredAny`]) has no `status` field: the key is
+/// ignored like any unknown one, and the status read is always `None`.
+#[doc(hidden)]
+pub fn deserialize_object<'de, D, Spec, Status>(
+    deserializer: D,
+    kind: &'static str,
+    with_status: bool,
+) -> Result<(ObjectMeta, Spec, Option<Status>), D::Error>
+where
+    D: Deserializer<'de>,
+    Spec: Deserialize<'de>,
+    Status: Deserialize<'de>,
+{
+    const FIELDS: &[&str] = &["metadata", "spec", "status"];
+    let fields = if with_status { FIELDS } else { &FIELDS[..2] };
+    deserializer.deserialize_struct(
+        kind,
+        fields,
+        ObjectVisitor {
+            kind,
+            with_status,
+            parts: PhantomData,
+        },
+    )
+}
+
+struct ObjectVisitor<Spec, Status> {
+    kind: &'static str,
+    with_status: bool,
+    parts: PhantomData<fn() -> (Spec, Status)>,
+}
+
+/// A key of a kind's wire form.
+enum ObjectField {
+    Metadata,
+    Spec,
+    Status,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for ObjectField {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct FieldVisitor;
+        impl Visitor<'_> for FieldVisitor {
+            type Value = ObjectField;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("field identifier")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<ObjectField, E> {
+                Ok(match v {
+                    0 => ObjectField::Metadata,
+                    1 => ObjectField::Spec,
+                    2 => ObjectField::Status,
+                    _ => ObjectField::Other,
+                })
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ObjectField, E> {
+                self.visit_bytes(v.as_bytes())
+            }
+            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<ObjectField, E> {
+                Ok(match v {
+                    b"metadata" => ObjectField::Metadata,
+                    b"spec" => ObjectField::Spec,
+                    b"status" => ObjectField::Status,
+                    _ => ObjectField::Other,
+                })
+            }
+        }
+        deserializer.deserialize_identifier(FieldVisitor)
+    }
+}
+
+impl<'de, Spec: Deserialize<'de>, Status: Deserialize<'de>> Visitor<'de>
+    for ObjectVisitor<Spec, Status>
+{
+    type Value = (ObjectMeta, Spec, Option<Status>);
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "struct {}", self.kind)
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let metadata = seq.next_element()?.unwrap_or_default();
+        let Some(spec) = seq.next_element()? else {
+            let count = if self.with_status { 3 } else { 2 };
+            let expected = format!("struct {} with {count} elements", self.kind);
+            return Err(de::Error::invalid_length(1, &expected.as_str()));
+        };
+        let status = match self.with_status {
+            true => seq.next_element::<Option<Status>>()?.flatten(),
+            false => None,
+        };
+        Ok((metadata, spec, status))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut metadata, mut spec, mut status) = (None, None, None);
+        while let Some(key) = map.next_key::<ObjectField>()? {
+            let key = match key {
+                ObjectField::Status if !self.with_status => ObjectField::Other,
+                key => key,
+            };
+            match key {
+                ObjectField::Metadata if metadata.is_some() => {
+                    return Err(de::Error::duplicate_field("metadata"));
+                }
+                ObjectField::Metadata => metadata = Some(map.next_value()?),
+                ObjectField::Spec if spec.is_some() => {
+                    return Err(de::Error::duplicate_field("spec"));
+                }
+                ObjectField::Spec => spec = Some(map.next_value()?),
+                ObjectField::Status if status.is_some() => {
+                    return Err(de::Error::duplicate_field("status"));
+                }
+                ObjectField::Status => status = Some(map.next_value::<Option<Status>>()?),
+                ObjectField::Other => {
+                    map.next_value::<de::IgnoredAny>()?;
+                }
+            }
+        }
+        // serde's derive asks a missing field's type to read "nothing", which a spec
+        // struct refuses with this error.
+        let spec = spec.ok_or_else(|| de::Error::missing_field("spec"))?;
+        Ok((metadata.unwrap_or_default(), spec, status.flatten()))
+    }
+}
+
 /// A list of objects of one kind, as the apiserver returns it (`CronJobList`, ...).
 ///
 /// Generated code names it: `pub type CronJobList = kubegen::List<CronJob>;`.
@@ -163,5 +294,140 @@ impl<'de, K: DeserializeOwned> Deserialize<'de> for List<K> {
         }
 
         deserializer.deserialize_map(ListVisitor(PhantomData))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Spec {
+        size: i32,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Status {
+        seen: i32,
+    }
+
+    /// A kind's parts, however it was read.
+    type Parts = (ObjectMeta, Spec, Option<Status>);
+
+    /// What serde's derive makes of the kind struct the derive used to emit.
+    mod derived {
+        use super::*;
+
+        #[derive(Deserialize)]
+        pub(super) struct Derived {
+            #[serde(default)]
+            metadata: ObjectMeta,
+            spec: Spec,
+            #[serde(default)]
+            status: Option<Status>,
+        }
+
+        impl From<Derived> for Parts {
+            fn from(d: Derived) -> Parts {
+                (d.metadata, d.spec, d.status)
+            }
+        }
+
+        pub(super) mod without_status {
+            use super::super::*;
+
+            #[derive(Deserialize)]
+            pub(in super::super) struct Derived {
+                #[serde(default)]
+                metadata: ObjectMeta,
+                spec: Spec,
+            }
+
+            impl From<Derived> for Parts {
+                fn from(d: Derived) -> Parts {
+                    (d.metadata, d.spec, None)
+                }
+            }
+        }
+    }
+
+    /// The same kind read through [`deserialize_object`].
+    struct Generic<const STATUS: bool>(Parts);
+
+    impl<'de, const STATUS: bool> Deserialize<'de> for Generic<STATUS> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            match STATUS {
+                true => deserialize_object(d, "Derived", true).map(Generic),
+                false => deserialize_object::<D, Spec, de::IgnoredAny>(d, "Derived", false)
+                    .map(|(m, s, _)| Generic((m, s, None))),
+            }
+        }
+    }
+
+    impl<const STATUS: bool> From<Generic<STATUS>> for Parts {
+        fn from(g: Generic<STATUS>) -> Parts {
+            g.0
+        }
+    }
+
+    const INPUTS: &[&str] = &[
+        r#"{"apiVersion": "x/v1", "kind": "Derived", "metadata": {"name": "a"}, "spec": {"size": 1}}"#,
+        r#"{"spec": {"size": 1}, "status": {"seen": 2}}"#,
+        r#"{"spec": {"size": 1}, "status": null}"#,
+        r#"{"spec": {"size": 1}, "status": {"seen": "two"}}"#,
+        r#"{"spec": {"size": 1}, "status": {"seen": 2}, "status": {"seen": 3}}"#,
+        r#"{"metadata": {"name": "a"}, "metadata": {}, "spec": {"size": 1}}"#,
+        r#"{"spec": {"size": 1}, "spec": {"size": 2}}"#,
+        r#"{"metadata": {"name": "a"}}"#,
+        r#"{"spec": null}"#,
+        r#"{"metadata": null, "spec": {"size": 1}}"#,
+        r#"{"spec": {"size": 1}, "unknown": [1, {"a": null}]}"#,
+        r#"[{"name": "a"}, {"size": 1}, {"seen": 2}]"#,
+        r#"[{"name": "a"}, {"size": 1}, null]"#,
+        r#"[{"name": "a"}, {"size": 1}]"#,
+        r#"[{"name": "a"}]"#,
+        r#"[]"#,
+        r#""a string""#,
+        r#"{"spec": {"size": 1}"#,
+    ];
+
+    /// `input` read from text and from a `Value` (whose deserializer drives the visitor
+    /// differently): the parts, or the errors.
+    fn read<T: DeserializeOwned + Into<Parts>>(input: &str) -> [Result<Parts, String>; 2] {
+        let from_text = serde_json::from_str::<T>(input).map(Into::into);
+        let from_value = serde_json::from_str::<Value>(input)
+            .and_then(serde_json::from_value::<T>)
+            .map(Into::into);
+        [from_text, from_value].map(|r| r.map_err(|e| e.to_string()))
+    }
+
+    #[test]
+    fn a_kind_reads_as_the_serde_derive_on_its_struct_did() {
+        for input in INPUTS {
+            assert_eq!(
+                read::<derived::Derived>(input),
+                read::<Generic<true>>(input),
+                "{input}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_kind_without_status_ignores_a_status_key() {
+        for input in INPUTS {
+            assert_eq!(
+                read::<derived::without_status::Derived>(input),
+                read::<Generic<false>>(input),
+                "{input}"
+            );
+        }
+        let read: Generic<false> = serde_json::from_value(json!({
+            "spec": {"size": 1}, "status": {"seen": "anything"}
+        }))
+        .unwrap();
+        assert_eq!(read.0.1, Spec { size: 1 });
     }
 }
