@@ -16,6 +16,7 @@ use crate::fixtures::managed::owned_fields;
 /// A Deck: a spec with a required field, defaults, a map list, a map, an enum and a nested
 /// struct, and a status.
 #[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[apply]
 #[resource(
     group = "apply.kubegen.dev",
     version = "v1",
@@ -56,12 +57,14 @@ pub struct Window {
 }
 
 #[derive(ApiType, Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[apply]
 pub enum Mode {
     Fast,
     Safe,
 }
 
 #[derive(ApiType, Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[apply]
 #[serde(rename_all = "camelCase")]
 pub struct Slot {
     pub name: String,
@@ -72,6 +75,7 @@ pub struct Slot {
 }
 
 #[derive(ApiType, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[apply]
 #[serde(rename_all = "camelCase")]
 pub struct Limits {
     #[serde(default)]
@@ -81,6 +85,7 @@ pub struct Limits {
 }
 
 #[derive(ApiType, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[apply]
 #[serde(rename_all = "camelCase")]
 pub struct DeckStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -93,6 +98,7 @@ pub struct DeckStatus {
 
 /// A cluster-scoped kind: its configuration takes a name only.
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+#[apply]
 #[resource(
     group = "apply.kubegen.dev",
     version = "v1",
@@ -106,6 +112,7 @@ pub struct RackSpec {
 /// A kind whose status implements `Clone` by hand: configurations are generated with their
 /// own `Clone` and `Debug`, whatever the type does.
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+#[apply]
 #[resource(
     group = "apply.kubegen.dev",
     version = "v1",
@@ -117,6 +124,7 @@ pub struct TraySpec {
 }
 
 #[derive(ApiType, Debug, Default, Serialize, Deserialize)]
+#[apply]
 pub struct TrayStatus {
     pub full: Option<bool>,
 }
@@ -509,6 +517,7 @@ mod documented {
 
     // Unregistered: the cluster tests own `example.com/v1 Widget` as a kind nobody serves.
     #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+    #[apply]
     #[resource(
         group = "example.com",
         version = "v1",

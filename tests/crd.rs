@@ -347,7 +347,6 @@ impl JsonSchema for Handle {
     register = false
 )]
 pub struct AccountSpec {
-    #[apply(whole)]
     pub handle: Handle,
     #[schema(with = Handle)]
     pub alias: String,

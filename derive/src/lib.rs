@@ -16,9 +16,10 @@ use syn::{DeriveInput, parse_macro_input};
 use parse::Which;
 
 /// Generates a Kubernetes kind from its spec struct: the kind and its list, deep-copy,
-/// defaulting, the schema and CRD, the typed client, lister and informer accessors, apply
-/// configurations and, with `#[convert]`, conversions. Every other type inside the kind
-/// derives [`ApiType`](macro@ApiType).
+/// defaulting, the schema and CRD, the typed client, lister and informer accessors, with
+/// `#[apply]` on the struct apply configurations (the kind's, the spec's and `extract_*`;
+/// opt-in because they are most of a kind's compile time), and with `#[convert]`
+/// conversions. Every other type inside the kind derives [`ApiType`](macro@ApiType).
 ///
 /// ```ignore
 /// use kubegen::prelude::*;
@@ -54,9 +55,9 @@ pub fn derive_custom_resource(input: TokenStream) -> TokenStream {
     run(&input, Which::CustomResource).into()
 }
 
-/// Generates deep-copy, defaulting, schema and apply-configuration code for a type used inside
-/// a kind (status, nested structs, enums), taking the same field markers as
-/// [`CustomResource`](macro@CustomResource).
+/// Generates deep-copy, defaulting and schema code for a type used inside a kind (status,
+/// nested structs, enums), and with `#[apply]` its apply configuration, taking the same
+/// field markers as [`CustomResource`](macro@CustomResource).
 ///
 #[doc = include_str!("doc/markers.md")]
 // `resource` is accepted only to report it as misplaced, not as rustc's "cannot find attribute".
@@ -99,7 +100,9 @@ fn run(input: &DeriveInput, which: Which) -> proc_macro2::TokenStream {
     if let Some(resource) = &model.resource {
         out.extend(expand::kind::expand(model, resource));
         out.extend(expand::client::expand(model, resource));
-        out.extend(expand::apply::expand_kind(model, resource));
+        if model.apply {
+            out.extend(expand::apply::expand_kind(model, resource));
+        }
         out.extend(expand::lister::expand(model, resource));
         out.extend(expand::convert::expand_kind(model, resource));
     }

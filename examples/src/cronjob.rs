@@ -23,6 +23,7 @@ use kubegen::prelude::*;
     ),
     selectable = ".spec.schedule"
 )]
+#[apply] // CronJobApplyConfiguration: the operator applies the status it owns
 #[serde(rename_all = "camelCase")]
 pub struct CronJobSpec {
     /// The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.
@@ -75,6 +76,7 @@ pub enum ConcurrencyPolicy {
 
 /// CronJobStatus defines the observed state of CronJob.
 #[derive(ApiType, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[apply]
 #[serde(rename_all = "camelCase")]
 pub struct CronJobStatus {
     /// A list of pointers to currently running jobs.

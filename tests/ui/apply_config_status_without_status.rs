@@ -2,6 +2,7 @@ use kubegen::prelude::*;
 
 /// No status subresource: nothing can be applied through one.
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+#[apply]
 #[resource(group = "example.com", version = "v1", kind = "Widget")]
 pub struct WidgetSpec {
     pub size: i32,

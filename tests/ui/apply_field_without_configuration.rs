@@ -7,6 +7,7 @@ pub struct Window {
 }
 
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
+#[apply]
 #[resource(group = "example.com", version = "v1", kind = "Widget")]
 pub struct WidgetSpec {
     pub window: Window,

@@ -54,15 +54,17 @@ fn own_configuration(ident: &syn::Ident) -> TokenStream {
 pub fn expand(model: &Model) -> TokenStream {
     let ident = &model.input.ident;
     let fields = match &model.shape {
-        Shape::Struct(fields)
-            if model.wire_override.is_none() && fields.iter().all(|f| f.custom_serde.is_none()) =>
-        {
-            fields
-        }
+        Shape::Struct(fields) if field_wise(model) => fields,
         Shape::Union(_) => return TokenStream::new(),
-        // Enums, newtypes and types with their own wire format are one value.
+        // Enums, newtypes and types with their own wire format are one value: their own
+        // configuration, always (one impl costs nothing to compile).
         _ => return own_configuration(ident),
     };
+    // A configuration of fields is generated only for a type that asks (`#[apply]`): it is
+    // most of what a type costs to compile.
+    if !model.apply {
+        return TokenStream::new();
+    }
     let fields: Vec<&Field> = fields.iter().filter(|f| !f.skipped).collect();
     let cfg = format_ident!("{}ApplyConfiguration", ident);
     let vis = &model.input.vis;
@@ -105,6 +107,17 @@ pub fn expand(model: &Model) -> TokenStream {
 
             #(#builders)*
         }
+    }
+}
+
+/// Whether the type's configuration has a field per field (a struct serde writes field by
+/// field), rather than being the type itself.
+fn field_wise(model: &Model) -> bool {
+    match &model.shape {
+        Shape::Struct(fields) => {
+            model.wire_override.is_none() && fields.iter().all(|f| f.custom_serde.is_none())
+        }
+        _ => false,
     }
 }
 

@@ -1,4 +1,5 @@
-//! `#[apply(...)]` on a field: how its apply configuration is made.
+//! `#[apply]` on a type (generate its apply configuration) and `#[apply(...)]` on a field
+//! (how the field's configuration is made).
 
 use darling::FromMeta;
 use darling::util::Flag;
@@ -19,4 +20,18 @@ pub fn parse_field(attrs: &[Attribute], errors: &mut darling::error::Accumulator
         .find(|a| a.path().is_ident("apply"))
         .and_then(|a| errors.handle(FieldApply::from_meta(&a.meta)))
         .unwrap_or_default()
+}
+
+/// The type's own `#[apply]`: a bare path; anything inside it is refused.
+pub fn parse_type(attrs: &[Attribute], errors: &mut darling::error::Accumulator) -> bool {
+    let Some(attr) = attrs.iter().find(|a| a.path().is_ident("apply")) else {
+        return false;
+    };
+    if attr.meta.require_path_only().is_err() {
+        errors.push(super::error_at(
+            syn::spanned::Spanned::span(&attr.meta),
+            "`#[apply]` on a type takes no arguments: it asks for the type's apply configuration",
+        ));
+    }
+    true
 }

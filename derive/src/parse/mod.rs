@@ -47,6 +47,9 @@ pub struct Model<'a> {
     pub resource: Option<ResourceArgs>,
     /// `#[convert(hub = ...)]`: this type is a spoke of that hub type.
     pub convert: Option<convert::ConvertArgs>,
+    /// `#[apply]` on the type: generate its apply configuration (and, on a kind's spec, the
+    /// kind's).
+    pub apply: bool,
 }
 
 /// Struct or enum.
@@ -216,6 +219,7 @@ pub fn parse<'a>(
     let markers = markers::parse(&input.attrs, errors);
     let docs = markers::docs(&input.attrs);
     let convert = convert::parse_type(&input.attrs, errors);
+    let apply = apply::parse_type(&input.attrs, errors);
     let resource = match which {
         Which::CustomResource => parse_resource(input, errors),
         Which::ApiType => {
@@ -240,6 +244,7 @@ pub fn parse<'a>(
             deny_unknown_fields: None,
             resource,
             convert,
+            apply,
         });
     };
     let cattrs = &container.attrs;
@@ -278,6 +283,17 @@ pub fn parse<'a>(
             Shape::Enum(variants.iter().map(|v| variant(v, errors)).collect())
         }
     };
+    if !apply && let Shape::Struct(fields) = &shape {
+        for f in fields.iter().filter(|f| f.apply.whole.is_present()) {
+            errors.push(error_at(
+                f.apply.whole.span(),
+                format!(
+                    "`#[apply(whole)]` does nothing here: `{}` has no apply configuration; add `#[apply]` to the type to generate one",
+                    input.ident
+                ),
+            ));
+        }
+    }
     let deny_unknown_fields = cattrs.deny_unknown_fields().then(|| {
         serde_spans::find(&input.attrs, "deny_unknown_fields").unwrap_or(input.ident.span())
     });
@@ -292,6 +308,7 @@ pub fn parse<'a>(
         deny_unknown_fields,
         resource,
         convert,
+        apply,
     })
 }
 
