@@ -3,16 +3,20 @@
 #
 # For each N and profile: dependencies are built first (untimed), then the generated crate is
 # built clean (timed), then one field is changed and it is built again (timed). Prints the
-# seconds and the kubegen/kube-derive ratios.
+# seconds and the kubegen/kube-derive ratios, then the size of each crate's macro expansion
+# per kind (`rustc -Zunpretty=expanded`, through RUSTC_BOOTSTRAP; EXPANDED=0 skips it), so a
+# derive whose output grows shows in the next run.
 #
 #   benches/compile_time.sh                 # N = 1 10 50, dev and release
 #   NS="1 10" PROFILES=dev benches/compile_time.sh
+#   NS=50 PROFILES= benches/compile_time.sh   # only the expanded sizes
+#   APPLY=1 NS=50 benches/compile_time.sh     # kubegen's kinds with apply configurations
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${WORK:-$(mktemp -d)}
 NS=${NS:-"1 10 50"}
-PROFILES=${PROFILES:-"dev release"}
+PROFILES=${PROFILES-"dev release"}
 export CARGO_TARGET_DIR="$WORK/target"
 KUBE_VERSION=$(grep -m1 -E '^kube = \{ version' "$ROOT/Cargo.toml" | sed -E 's/.*version = "([^"]+)".*/\1/')
 K8S_VERSION=$(grep -m1 -E '^k8s-openapi = \{ version' "$ROOT/Cargo.toml" | sed -E 's/.*version = "([^"]+)".*/\1/')
@@ -46,6 +50,9 @@ TOML
 
 kinds() { # tool n field-name
     local tool=$1 n=$2 field=$3
+    # APPLY=1: kubegen's kinds ask for apply configurations (kube-derive has none).
+    local APPLY_ATTR=""
+    [ "${APPLY:-0}" = 1 ] && APPLY_ATTR=$'\n#[apply]'
     if [ "$tool" = kubegen ]; then
         echo "use std::collections::BTreeMap;"
         echo "use kubegen::prelude::*;"
@@ -61,7 +68,7 @@ kinds() { # tool n field-name
 
 /// Kind $i.
 #[derive(CustomResource, Clone, Debug, Serialize, Deserialize)]
-#[resource(group = "bench.example.com", version = "v1", kind = "Kind$i", status = "Kind${i}Status")]
+#[resource(group = "bench.example.com", version = "v1", kind = "Kind$i", status = "Kind${i}Status")]$APPLY_ATTR
 #[serde(rename_all = "camelCase")]
 pub struct Kind${i}Spec {
     /// The name.
@@ -74,13 +81,13 @@ pub struct Kind${i}Spec {
     pub items: Vec<Item$i>,
 }
 
-#[derive(ApiType, Clone, Debug, Serialize, Deserialize)]
+#[derive(ApiType, Clone, Debug, Serialize, Deserialize)]$APPLY_ATTR
 pub struct Item$i {
     pub key: String,
     pub $field: i64,
 }
 
-#[derive(ApiType, Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(ApiType, Clone, Debug, Default, Serialize, Deserialize)]$APPLY_ATTR
 pub struct Kind${i}Status {
     pub ready: bool,
     pub message: Option<String>,
@@ -128,6 +135,10 @@ seconds() { # command...
     echo "$end - $start" | bc
 }
 
+expanded() { # dir -> "bytes lines" of the crate's macro expansion
+    RUSTC_BOOTSTRAP=1 cargo rustc --quiet --profile check --manifest-path "$1/Cargo.toml" -- -Zunpretty=expanded 2> /dev/null | wc -c -l | awk '{print $2, $1}'
+}
+
 build() { # dir profile
     if [ "$2" = release ]; then
         cargo build --quiet --release --manifest-path "$1/Cargo.toml"
@@ -160,4 +171,22 @@ for profile in $PROFILES; do
         printf "%-8s %4s %-10s %10.2f %10.2f %8.2f\n" "$profile" "$n" clean "${clean[kubegen]}" "${clean[kube-derive]}" "$(echo "${clean[kubegen]} / ${clean[kube-derive]}" | bc -l)"
         printf "%-8s %4s %-10s %10.2f %10.2f %8.2f\n" "$profile" "$n" one-field "${incr[kubegen]}" "${incr[kube-derive]}" "$(echo "${incr[kubegen]} / ${incr[kube-derive]}" | bc -l)"
     done
+done
+
+[ "${EXPANDED:-1}" = 0 ] && exit 0
+echo
+printf "%-20s %4s %16s %16s %8s\n" "expanded per kind" N kubegen kube-derive ratio
+for n in $NS; do
+    declare -A bytes=() lines=()
+    for tool in kubegen kube-derive; do
+        dir="$WORK/$tool-$n"
+        mkdir -p "$dir/src"
+        manifest "$tool" "gen-${tool}-$n" > "$dir/Cargo.toml"
+        kinds "$tool" "$n" value > "$dir/src/lib.rs"
+        read -r b l < <(expanded "$dir")
+        bytes[$tool]=$((b / n))
+        lines[$tool]=$((l / n))
+    done
+    printf "%-20s %4s %10s bytes %10s bytes %8.2f\n" "" "$n" "${bytes[kubegen]}" "${bytes[kube-derive]}" "$(echo "${bytes[kubegen]} / ${bytes[kube-derive]}" | bc -l)"
+    printf "%-20s %4s %10s lines %10s lines %8.2f\n" "" "$n" "${lines[kubegen]}" "${lines[kube-derive]}" "$(echo "${lines[kubegen]} / ${lines[kube-derive]}" | bc -l)"
 done
