@@ -53,7 +53,6 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
     let status_field = status_ty.map(|t| {
         quote! {
             /// Observed state, written by controllers through the status subresource.
-            #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
             pub status: ::core::option::Option<#t>,
         }
     });
@@ -62,6 +61,11 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
         Some(_) => quote!(self.status.as_ref()),
         None => quote!(::core::option::Option::None::<&()>),
     };
+    let status_de = match status_ty {
+        Some(t) => quote!(#t),
+        None => quote!(::kubegen::__private::serde::de::IgnoredAny),
+    };
+    let status_read = status_ty.map(|_| quote!(status: _status,));
     let status_assoc = match status_ty {
         Some(t) => quote!(#t),
         None => quote!(()),
@@ -160,11 +164,9 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
 
     quote! {
         #[doc = #kind_doc]
-        #[derive(::core::clone::Clone, ::core::fmt::Debug, ::kubegen::__private::serde::Deserialize #(, #extra_derives)*)]
-        #[serde(crate = "::kubegen::__private::serde")]
+        #[derive(::core::clone::Clone, ::core::fmt::Debug #(, #extra_derives)*)]
         #vis struct #kind {
             /// Standard object metadata: name, namespace, labels, resourceVersion, ...
-            #[serde(default)]
             pub metadata: #meta,
             /// Desired state.
             pub spec: #spec,
@@ -186,6 +188,13 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
                     spec,
                     #status_init
                 }
+            }
+        }
+
+        impl<'de> ::kubegen::__private::serde::Deserialize<'de> for #kind {
+            fn deserialize<D: ::kubegen::__private::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                let (metadata, spec, _status) = ::kubegen::__private::deserialize_object::<D, #spec, #status_de>(deserializer, #kind_name, #has_status)?;
+                ::core::result::Result::Ok(Self { metadata, spec, #status_read })
             }
         }
 
