@@ -101,8 +101,8 @@ where
 /// `status` (absent or `null` is `None`); `apiVersion`, `kind` and unknown keys are ignored.
 /// It accepts what serde's derive on the kind struct would, with the same errors, so the
 /// derive emits one call here instead of a visitor per kind. A kind without a status
-/// (`with_status` false, `Status` [`de::IgnoredAny`]) has no `status` field: the key is
-/// ignored like any unknown one, and the status read is always `None`.
+/// (`with_status` false) has no `status` field: the key is ignored like any unknown one,
+/// `Status` is never read (the derive passes `()`), and the status read is always `None`.
 #[doc(hidden)]
 pub fn deserialize_object<'de, D, Spec, Status>(
     deserializer: D,
@@ -361,7 +361,7 @@ mod tests {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             match STATUS {
                 true => deserialize_object(d, "Derived", true).map(Generic),
-                false => deserialize_object::<D, Spec, de::IgnoredAny>(d, "Derived", false)
+                false => deserialize_object::<D, Spec, ()>(d, "Derived", false)
                     .map(|(m, s, _)| Generic((m, s, None))),
             }
         }

@@ -54,7 +54,11 @@ fn own_configuration(ident: &syn::Ident) -> TokenStream {
 pub fn expand(model: &Model) -> TokenStream {
     let ident = &model.input.ident;
     let fields = match &model.shape {
-        Shape::Struct(fields) if field_wise(model) => fields,
+        Shape::Struct(fields)
+            if model.wire_override.is_none() && fields.iter().all(|f| f.custom_serde.is_none()) =>
+        {
+            fields
+        }
         Shape::Union(_) => return TokenStream::new(),
         // Enums, newtypes and types with their own wire format are one value: their own
         // configuration, always (one impl costs nothing to compile).
@@ -107,17 +111,6 @@ pub fn expand(model: &Model) -> TokenStream {
 
             #(#builders)*
         }
-    }
-}
-
-/// Whether the type's configuration has a field per field (a struct serde writes field by
-/// field), rather than being the type itself.
-fn field_wise(model: &Model) -> bool {
-    match &model.shape {
-        Shape::Struct(fields) => {
-            model.wire_override.is_none() && fields.iter().all(|f| f.custom_serde.is_none())
-        }
-        _ => false,
     }
 }
 

@@ -61,10 +61,6 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
         Some(_) => quote!(self.status.as_ref()),
         None => quote!(::core::option::Option::None::<&()>),
     };
-    let status_de = match status_ty {
-        Some(t) => quote!(#t),
-        None => quote!(::kubegen::__private::serde::de::IgnoredAny),
-    };
     let status_read = status_ty.map(|_| quote!(status: _status,));
     let status_assoc = match status_ty {
         Some(t) => quote!(#t),
@@ -193,7 +189,7 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
 
         impl<'de> ::kubegen::__private::serde::Deserialize<'de> for #kind {
             fn deserialize<D: ::kubegen::__private::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
-                let (metadata, spec, _status) = ::kubegen::__private::deserialize_object::<D, #spec, #status_de>(deserializer, #kind_name, #has_status)?;
+                let (metadata, spec, _status) = ::kubegen::__private::deserialize_object::<D, #spec, #status_assoc>(deserializer, #kind_name, #has_status)?;
                 ::core::result::Result::Ok(Self { metadata, spec, #status_read })
             }
         }
