@@ -401,18 +401,36 @@ impl Servers {
     }
 }
 
-/// The lifecycle's backends: an in-memory server running the controllers and a kubelet, and
+/// One of the lifecycle's backends, what keeps its server up, and the runtime it runs on.
+type Life<'r> = (Backend, Box<dyn std::any::Any>, &'r tokio::runtime::Runtime);
+
+/// An in-memory server running the controllers and a kubelet, with the sample-controller
+/// and the benchmark's cache, all on `runtime`.
+fn in_memory_life<'r>(name: &'static str, runtime: &'r tokio::runtime::Runtime) -> Life<'r> {
+    runtime.block_on(async {
+        let memory = ApiServer::new();
+        memory.start_controllers(Controllers::all().kubelet(Kubelet::new()));
+        memory
+            .create_namespace(NAMESPACE)
+            .unwrap_or_else(|e| panic!("creating {NAMESPACE}: {}", e.message));
+        let backend = Backend::start(name, memory.client()).await;
+        let memory: Box<dyn std::any::Any> = Box::new(memory);
+        (backend, memory, runtime)
+    })
+}
+
+/// The lifecycle's backends: in memory on the benchmark's runtime (two workers, as
+/// `#[kubegen::test]` has) and on a current-thread one (`#[tokio::test]`'s default), and
 /// (when configured, and its assets have kube-controller-manager) Envtest running
-/// kube-controller-manager beside a client-side kubelet. Each comes with what keeps its
-/// server up.
-fn lifecycle_backends(runtime: &tokio::runtime::Runtime) -> Vec<(Backend, Box<dyn std::any::Any>)> {
-    let memory = ApiServer::new();
-    memory.start_controllers(Controllers::all().kubelet(Kubelet::new()));
-    memory
-        .create_namespace(NAMESPACE)
-        .unwrap_or_else(|e| panic!("creating {NAMESPACE}: {}", e.message));
-    let backend = runtime.block_on(Backend::start("in_memory", memory.client()));
-    let mut backends: Vec<(Backend, Box<dyn std::any::Any>)> = vec![(backend, Box::new(memory))];
+/// kube-controller-manager beside a client-side kubelet.
+fn lifecycle_backends<'r>(
+    runtime: &'r tokio::runtime::Runtime,
+    current_thread: &'r tokio::runtime::Runtime,
+) -> Vec<Life<'r>> {
+    let mut backends = vec![
+        in_memory_life("in_memory", runtime),
+        in_memory_life("in_memory_current_thread", current_thread),
+    ];
     #[cfg(feature = "envtest")]
     if std::env::var_os("KUBEBUILDER_ASSETS").is_some_and(|v| !v.is_empty()) {
         let started = runtime.block_on(
@@ -425,7 +443,7 @@ fn lifecycle_backends(runtime: &tokio::runtime::Runtime) -> Vec<(Backend, Box<dy
                 let client = env.client();
                 runtime.block_on(create_namespace(&client));
                 let backend = runtime.block_on(Backend::start_with_kubelet("envtest", client));
-                backends.push((backend, Box::new(env)));
+                backends.push((backend, Box::new(env), runtime));
             }
             Err(e) => {
                 eprintln!("lifecycle in memory only: Envtest with kube-controller-manager: {e}")
@@ -543,15 +561,19 @@ fn main() {
     group.finish();
 
     // The lifecycle, on servers of its own with the cluster's controllers.
-    let mut life = lifecycle_backends(&runtime);
+    let current_thread = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a Tokio runtime");
+    let mut life = lifecycle_backends(&runtime, &current_thread);
     let lifecycle: BTreeMap<&str, RefCell<Totals>> = life
         .iter()
-        .map(|(b, _)| (b.name, RefCell::default()))
+        .map(|(b, ..)| (b.name, RefCell::default()))
         .collect();
     let mut group = criterion.benchmark_group("lifecycle");
     // Seconds per iteration on Envtest: ten samples of one iteration each.
     group.sampling_mode(criterion::SamplingMode::Flat);
-    for (backend, server) in &mut life {
+    for (backend, server, runtime) in &mut life {
         let totals = &lifecycle[backend.name];
         // The in-memory server counts its writes: every one moves its resourceVersion.
         let memory = server.downcast_ref::<ApiServer>();
@@ -613,15 +635,25 @@ fn main() {
             memory.stored as f64 / memory.iterations.max(1) as f64,
             memory.cpu_mean() * 1e3
         );
+        let current = lifecycle["in_memory_current_thread"].borrow();
+        if current.iterations > 0 {
+            println!(
+                "  in memory on a current-thread runtime, mean of {}: {:.3} ms, {:.3} ms of CPU",
+                current.iterations,
+                current.mean() * 1e3,
+                current.cpu_mean() * 1e3
+            );
+        }
         if let Some(envtest) = lifecycle.get("envtest").map(RefCell::borrow)
             && envtest.iterations > 0
         {
             println!(
                 "  on Envtest with kube-controller-manager, mean of {}: {:.3} ms: in memory is \
-             {:.1}x as fast",
+             {:.1}x as fast ({:.1}x on a current-thread runtime)",
                 envtest.iterations,
                 envtest.mean() * 1e3,
-                envtest.mean() / memory.mean()
+                envtest.mean() / memory.mean(),
+                envtest.mean() / current.mean()
             );
         }
     }

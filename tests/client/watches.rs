@@ -33,6 +33,25 @@ async fn watch_from_a_resource_version(e: TestEnv) {
     }
 }
 
+/// A watch event names its type before its object, in the order of Go's `metav1.WatchEvent`:
+/// a client reads the type first and decodes the object straight into its kind (kube's
+/// `WatchEvent`, adjacently tagged, buffers an object that comes first).
+#[kubegen::test]
+async fn watch_events_name_their_type_first(e: TestEnv) {
+    let gadgets = e.client.gadgets(&e.namespace);
+    let start = gadgets.create(&gadget("before", "red")).await.unwrap();
+    gadgets.create(&gadget("a", "red")).await.unwrap();
+    let path = format!(
+        "/apis/client.kubegen.dev/v1/namespaces/{}/gadgets?watch=true&resourceVersion={}&timeoutSeconds=1",
+        e.namespace,
+        rv(&start)
+    );
+    let request = http::Request::get(path).body(Vec::new()).unwrap();
+    let text = e.client.request_text(request).await.unwrap();
+    let line = text.lines().next().expect("an event");
+    assert!(line.starts_with(r#"{"type":"ADDED","object":{"#), "{line}");
+}
+
 #[kubegen::test]
 async fn watch_bookmarks_when_asked(e: TestEnv) {
     let gadgets = e.client.gadgets(&e.namespace);

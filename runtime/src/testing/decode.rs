@@ -38,6 +38,20 @@ pub(super) fn write_body<'s>(
         .map_err(ApiError::bad_request)
 }
 
+/// [`write_body`] of an object that is already a value, with `apiVersion` and `kind`
+/// strings of its own (an in-process request's): what decoding its JSON gives — its numbers
+/// as Go writes and reads them — coerced alike.
+pub(super) fn write_value<'s>(
+    mut object: Value,
+    kind: &str,
+    api_version: &str,
+    schema: impl Fn(&str) -> Option<&'s Value>,
+    directive: FieldValidation,
+) -> Result<(Value, Vec<String>), ApiError> {
+    gojson::through_storage(&mut object);
+    shared::body(object, kind, api_version, schema, &[], directive).map_err(ApiError::bad_request)
+}
+
 /// A create or update body of a built-in kind `kind` (served at `api_version`) as the
 /// scheme's typed decoder reads its type: a missing, `null` or empty `apiVersion` or `kind`
 /// takes the endpoint's, and any other group, version or kind is not registered (400).

@@ -27,6 +27,8 @@ use bytes::Bytes;
 use http::{HeaderMap, Method, Request, Response, StatusCode, header};
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use parking_lot::Mutex;
+use serde_json::Value;
 
 use self::crds::CrdRequest;
 use self::discovery::Discovery;
@@ -65,6 +67,13 @@ where
 {
 }
 
+/// A request of the server's own controllers, in its extensions: its body (if any) is this
+/// value rather than bytes, and the answer comes back as one in the response's extensions
+/// (its body left empty). Nothing is written out as JSON only to be read back: the value is
+/// what decoding the JSON would give, numbers included ([`kubegen_go::json::through_storage`]).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct InProcess(pub Option<Value>);
+
 /// One request, as the handlers read it.
 pub(super) struct Call {
     method: Method,
@@ -74,6 +83,10 @@ pub(super) struct Call {
     user_agent: String,
     /// Whether the request asks for indented JSON (`?pretty`, or a browser's User-Agent).
     pretty: bool,
+    /// Whether the request is [`InProcess`], answered with a value.
+    in_process: bool,
+    /// An [`InProcess`] request's body, until a handler takes it.
+    value: Mutex<Option<Value>>,
 }
 
 impl Call {
@@ -92,6 +105,26 @@ impl Call {
     /// The `Content-Type` header (empty when absent).
     fn content_type(&self) -> String {
         self.header(header::CONTENT_TYPE)
+    }
+
+    /// An [`InProcess`] request's body as a value; taken once, after which the body reads as
+    /// its JSON ([`read_body`]).
+    fn take_value(&self) -> Option<Value> {
+        self.value.lock().take()
+    }
+
+    /// `value` with `code`, as `out` writes it, or as a value to an [`InProcess`] request
+    /// that asked for no transformation.
+    fn answer(&self, out: &output::Output, code: u16, mut value: Value) -> Response<ResponseBody> {
+        if !self.in_process || out.convert.is_some() {
+            return out.write(code, value);
+        }
+        kubegen_go::json::through_storage(&mut value);
+        let mut response = Response::new(Full::new(Bytes::new()).boxed_unsync());
+        *response.status_mut() =
+            StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        response.extensions_mut().insert(InProcess(Some(value)));
+        response
     }
 }
 
@@ -120,7 +153,8 @@ async fn handle_with(
     req: Request<impl RequestBody>,
     faults: bool,
 ) -> Response<ResponseBody> {
-    let (parts, body) = req.into_parts();
+    let (mut parts, body) = req.into_parts();
+    let in_process = parts.extensions.remove::<InProcess>();
     // Go's server refuses a path it cannot unescape before any handler runs.
     let Ok(segments) = path::segments(parts.uri.path()) else {
         return plain(StatusCode::BAD_REQUEST, "400 Bad Request");
@@ -138,6 +172,8 @@ async fn handle_with(
         query,
         headers: parts.headers,
         user_agent,
+        in_process: in_process.is_some(),
+        value: Mutex::new(in_process.and_then(|InProcess(body)| body)),
     };
     let mut warnings = Recorder::default();
     let mut response = match serve(&inner, &call, body, &mut warnings, faults).await {
@@ -182,7 +218,7 @@ async fn serve(
     }
     if let Some(crd) = CrdRequest::of(&call.segments) {
         let body = match crd.reads_body(&call.method) {
-            true => read_body(body).await?,
+            true => read_body(call, body).await?,
             false => Bytes::new(),
         };
         let content_type = call.content_type();
@@ -214,8 +250,12 @@ async fn serve(
     }
 }
 
-/// A request's body, read whole up to the apiserver's limit: past 3 MiB, its 413.
-async fn read_body(body: impl RequestBody) -> Result<Bytes, ApiError> {
+/// A request's body, read whole up to the apiserver's limit: past 3 MiB, its 413. An
+/// [`InProcess`] body not yet taken is written out.
+async fn read_body(call: &Call, body: impl RequestBody) -> Result<Bytes, ApiError> {
+    if let Some(value) = call.take_value() {
+        return Ok(Bytes::from(kubegen_go::json::to_vec(&value)));
+    }
     match Limited::new(body, MAX_BODY).collect().await {
         Ok(collected) => Ok(collected.to_bytes()),
         Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {

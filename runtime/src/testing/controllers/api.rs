@@ -1,8 +1,10 @@
 //! How an in-memory controller reads and writes: reads straight from the server's objects
 //! (always current, as an informer that never lags), writes as requests through the whole
-//! request path — decoding, admission, defaulting, validation, field management, watches —
-//! under kube-controller-manager's user agent, so they get what the controller-manager's
-//! writes get on a real apiserver, `managedFields` manager included.
+//! request path — routing, the body's coercion to its schema, admission, defaulting,
+//! validation, field management, watches — under kube-controller-manager's user agent, so
+//! they get what the controller-manager's writes get on a real apiserver, `managedFields`
+//! manager included. Their bodies and answers stay values ([`InProcess`]): an object is not
+//! written out as JSON only for the server to read it back.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -14,7 +16,8 @@ use http_body_util::{BodyExt, Full};
 use serde_json::Value;
 
 use crate::resource::Scope;
-use crate::testing::{Clock, Inner, http as front};
+use crate::testing::http::{self as front, InProcess};
+use crate::testing::{Clock, Inner};
 
 /// kube-controller-manager's user agent; the controller's name follows it.
 pub(crate) const USER_AGENT: &str =
@@ -98,10 +101,7 @@ pub(crate) const CRON_JOBS: Resource = Resource::new("batch", "v1", "cronjobs");
 pub(crate) struct Served {
     /// The resource at the kind's storage version.
     pub resource: Resource,
-    pub kind: &'static str,
     pub namespaced: bool,
-    /// Every version the kind is served at.
-    pub versions: Vec<&'static str>,
 }
 
 /// The patch types a controller sends.
@@ -168,11 +168,11 @@ impl From<Refused> for String {
 /// One controller's access to the server.
 pub(crate) struct Api {
     inner: Arc<Inner>,
-    user_agent: String,
+    user_agent: Arc<str>,
 }
 
 impl Api {
-    pub(crate) fn new(inner: Arc<Inner>, user_agent: String) -> Self {
+    pub(crate) fn new(inner: Arc<Inner>, user_agent: Arc<str>) -> Self {
         Api { inner, user_agent }
     }
 
@@ -184,21 +184,30 @@ impl Api {
     /// Every kind the server serves (its storage version).
     pub(crate) fn served(&self) -> Vec<Served> {
         let state = self.inner.lock();
-        state
-            .kinds
-            .iter()
+        (state.kinds.iter())
             .map(|k| Served {
                 resource: Resource::new(k.group, k.storage, k.plural),
-                kind: k.kind,
                 namespaced: k.scope == Scope::Namespaced,
-                versions: k
-                    .versions
-                    .iter()
-                    .filter(|v| v.served)
-                    .map(|v| v.name)
-                    .collect(),
             })
             .collect()
+    }
+
+    /// The served resource of `kind` in `group` at `version` (a REST mapping), and whether
+    /// it is namespaced.
+    pub(crate) fn mapping(
+        &self,
+        group: &str,
+        version: &str,
+        kind: &str,
+    ) -> Option<(Resource, bool)> {
+        let state = self.inner.lock();
+        (state.kinds.iter())
+            .filter(|k| k.group == group && k.kind == kind)
+            .find_map(|k| {
+                let v = k.versions.iter().find(|v| v.served && v.name == version)?;
+                let resource = Resource::new(k.group, v.name, k.plural);
+                Some((resource, k.scope == Scope::Namespaced))
+            })
     }
 
     /// The stored object, at the resource's storage version.
@@ -293,7 +302,8 @@ impl Api {
         )
     }
 
-    /// Any request: `path` may carry a query.
+    /// Any request: `path` may carry a query. It goes through the server's whole request
+    /// path, but [`InProcess`]: the body and the answer are values, not JSON.
     pub(crate) fn send(
         &self,
         method: Method,
@@ -301,38 +311,41 @@ impl Api {
         content_type: &str,
         body: Option<&Value>,
     ) -> Result<Value, Refused> {
-        let bytes = body.map(kubegen_go::json::to_vec).unwrap_or_default();
         let mut request = Request::builder()
             .method(method)
             .uri(path)
-            .header(header::USER_AGENT, &self.user_agent)
-            .header(header::ACCEPT, "application/json");
+            .header(header::USER_AGENT, &*self.user_agent)
+            .header(header::ACCEPT, "application/json")
+            .extension(InProcess(body.cloned()));
         if body.is_some() {
             request = request.header(header::CONTENT_TYPE, content_type);
         }
         let request = request
-            .body(Full::new(Bytes::from(bytes)))
+            .body(Full::new(Bytes::new()))
             .map_err(|e| refused(400, "BadRequest", e.to_string()))?;
         let inner = self.inner.clone();
         let answer = crate::testing::stack::deep(move || {
-            let response = now_or_never(front::handle_internal(inner, request))?;
+            let mut response = now_or_never(front::handle_internal(inner, request))?;
             let code = response.status().as_u16();
+            let value = response.extensions_mut().remove::<InProcess>();
             let body = now_or_never(response.into_body().collect())?
                 .ok()?
                 .to_bytes();
-            Some((code, body))
+            Some((code, value.and_then(|InProcess(value)| value), body))
         });
-        let Some((code, body)) = answer else {
+        let Some((code, value, body)) = answer else {
             return Err(refused(
                 500,
                 "InternalError",
                 "the request did not complete at once".into(),
             ));
         };
-        let value = kubegen_go::json::decode(&body, &[])
-            .ok()
-            .and_then(|d| d.value.ok())
-            .unwrap_or(Value::Null);
+        let value = value.unwrap_or_else(|| {
+            kubegen_go::json::decode(&body, &[])
+                .ok()
+                .and_then(|d| d.value.ok())
+                .unwrap_or(Value::Null)
+        });
         if (200..300).contains(&code) {
             return Ok(value);
         }
@@ -373,6 +386,80 @@ fn now_or_never<F: Future>(future: F) -> Option<F::Output> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::ApiServer;
+    use serde_json::json;
+
+    /// A Deployment named `name`; its `replicas` a float, which Go writes and reads back as
+    /// an integer.
+    fn deployment(name: &str) -> Value {
+        json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "labels": {"app": "a"}},
+            "spec": {
+                "replicas": 2.0,
+                "selector": {"matchLabels": {"app": "a"}},
+                "template": {
+                    "metadata": {"labels": {"app": "a"}},
+                    "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+                },
+            },
+        })
+    }
+
+    /// `object` without what differs between two objects created alike.
+    fn comparable(mut object: Value) -> Value {
+        let metadata = object["metadata"].as_object_mut().expect("metadata");
+        for key in ["name", "uid", "resourceVersion", "creationTimestamp"] {
+            metadata.remove(key);
+        }
+        for entry in metadata["managedFields"]
+            .as_array_mut()
+            .expect("managed fields")
+        {
+            entry.as_object_mut().expect("an entry").remove("time");
+        }
+        object
+    }
+
+    /// A controller's request, whose body and answer are values, gets what the same request
+    /// as JSON over the server's HTTP front gets: the answer, the stored object and its
+    /// managed fields, numbers read as Go reads them.
+    #[tokio::test]
+    async fn in_process_requests_answer_as_json_ones() {
+        let server = ApiServer::new();
+        server.create_namespace("ns").expect("the namespace");
+        let api = Api::new(server.inner.clone(), USER_AGENT.into());
+        let in_process = api
+            .create(DEPLOYMENTS, "ns", &deployment("a"))
+            .expect("created");
+        assert_eq!(in_process["spec"]["replicas"], json!(2));
+        assert!(in_process["spec"]["replicas"].is_i64());
+
+        let request = Request::builder()
+            .method(Method::POST)
+            .uri(DEPLOYMENTS.path("ns", None, None))
+            .header(header::USER_AGENT, USER_AGENT)
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Full::new(Bytes::from(kubegen_go::json::to_vec(
+                &deployment("b"),
+            ))))
+            .expect("a request");
+        let response = front::handle_internal(server.inner.clone(), request).await;
+        assert_eq!(response.status(), 201);
+        let body = response.into_body().collect().await.expect("a body");
+        let over_http: Value = serde_json::from_slice(&body.to_bytes()).expect("JSON");
+        assert_eq!(comparable(in_process), comparable(over_http));
+
+        let stored = |name| api.get(DEPLOYMENTS, "ns", name).expect("stored");
+        assert_eq!(comparable(stored("a")), comparable(stored("b")));
+
+        // A refusal comes back as the apiserver's Status either way.
+        let refused = api
+            .create(DEPLOYMENTS, "ns", &deployment("a"))
+            .expect_err("the name is taken");
+        assert!(refused.is_already_exists(), "{refused:?}");
+        assert_eq!(refused.status["kind"], "Status");
+    }
 
     #[test]
     fn paths_are_the_apiservers() {

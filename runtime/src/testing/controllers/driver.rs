@@ -203,6 +203,8 @@ impl Driver {
             None => return,
         };
         let mut clock_changes = clock.subscribe();
+        let user_agents: Vec<Arc<str>> =
+            controllers.iter().map(|c| c.user_agent().into()).collect();
         let mut seen = 0;
         let mut next = 0;
         let mut since_yield = 0;
@@ -210,9 +212,8 @@ impl Driver {
             let Some(server) = inner.upgrade() else {
                 return;
             };
-            let apis: Vec<Api> = controllers
-                .iter()
-                .map(|c| Api::new(server.clone(), c.user_agent()))
+            let apis: Vec<Api> = (user_agents.iter())
+                .map(|agent| Api::new(server.clone(), agent.clone()))
                 .collect();
             // Hand out the changes committed so far, then look for due keys.
             let epoch = clock.epoch();

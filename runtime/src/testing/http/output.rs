@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 use super::ResponseBody;
 use super::media::{self, Convert, Encoding, Endpoint};
 use super::query::Query;
+use crate::testing::state::event_line;
 use crate::testing::status::ApiError;
 
 /// How a request's successful answer is written.
@@ -73,22 +74,22 @@ impl Output {
         let Some(convert) = &self.convert else {
             return frame;
         };
-        let Ok(mut event) = serde_json::from_slice::<Value>(&frame) else {
+        let Ok(Value::Object(mut event)) = serde_json::from_slice::<Value>(&frame) else {
             return frame;
         };
-        let Some(object) = event.get_mut("object") else {
+        let (Some(Value::String(event_type)), Some(object)) =
+            (event.remove("type"), event.remove("object"))
+        else {
             return frame;
         };
         let single = Convert {
             kind: "PartialObjectMetadata".into(),
             api_version: convert.api_version.clone(),
         };
-        if let Ok(v) = transform(object.take(), &single) {
-            *object = v;
+        match transform(object, &single) {
+            Ok(object) => event_line(&event_type, &object),
+            Err(_) => frame,
         }
-        let mut bytes = kubegen_go::json::to_vec(&event);
-        bytes.push(b'\n');
-        Bytes::from(bytes)
     }
 }
 

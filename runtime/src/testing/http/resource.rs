@@ -200,57 +200,61 @@ pub(super) async fn serve(
             let out = output()?;
             export(call)?;
             let object = inner.lock().get(&t)?;
-            Ok(out.write(200, object))
+            Ok(call.answer(&out, 200, object))
         }
         Verb::List => {
             let out = output()?;
             let state = inner.lock();
             let o = list_options(&state, &t, call, false)?;
-            Ok(out.write(200, state.list(&t, &o)?))
+            Ok(call.answer(&out, 200, state.list(&t, &o)?))
         }
         Verb::Watch => watch(inner, call, &t),
         Verb::Create => {
             let out = output()?;
             let format = media::body_format(&call.content_type())?;
-            let body = read_body(body).await?;
+            let sent = Sent::read(call, body).await?;
             let w = options::write(&call.query, Write::Create, &call.user_agent)?;
             let collection = Target {
                 name: None,
                 ..t.clone()
             };
             let mut state = inner.lock();
-            let object = write_body(&state, &t, &body, format, &w, warnings)?;
+            let object = write_body(&state, &t, sent, format, &w, warnings)?;
             let mut found = Vec::new();
             let created = state.create(&collection, object, &w, &mut found);
             warnings.extend(found);
-            Ok(out.write(201, created?))
+            Ok(call.answer(&out, 201, created?))
         }
         Verb::Update => {
             require_name(&t)?;
             let out = output()?;
-            let body = read_body(body).await?;
+            let scale = t.subresource.as_deref() == Some("scale");
+            let sent = match scale {
+                true => Sent::Bytes(read_body(call, body).await?),
+                false => Sent::read(call, body).await?,
+            };
             let w = options::write(&call.query, Write::Update, &call.user_agent)?;
             let format = media::body_format(&call.content_type())?;
             let mut state = inner.lock();
-            let object = match t.subresource.as_deref() {
-                Some("scale") => decode::object(
+            let object = match (scale, sent) {
+                (true, Sent::Bytes(body)) => decode::object(
                     &json_bytes(&body, format, "Scale")?,
                     "Scale",
                     "autoscaling/v1",
                 )?,
-                _ => write_body(&state, &t, &body, format, &w, warnings)?,
+                (_, sent) => write_body(&state, &t, sent, format, &w, warnings)?,
             };
             let mut found = Vec::new();
             let written = state.write(&t, Change::Replace(object), &w, &mut found);
             warnings.extend(found);
             let (code, object) = written?;
-            Ok(out.write(code, object))
+            Ok(call.answer(&out, code, object))
         }
         Verb::Patch => {
             let patch = media::patch_type(&call.content_type(), builtin)?;
             require_name(&t)?;
             let out = output()?;
-            let body = read_body(body).await?;
+            let body = read_body(call, body).await?;
             let apply = patch == PatchType::Apply;
             let w = options::write(&call.query, Write::Patch { apply }, &call.user_agent)?;
             let change = match patch {
@@ -275,29 +279,29 @@ pub(super) async fn serve(
             let written = inner.lock().write(&t, change, &w, &mut found);
             warnings.extend(found);
             let (code, object) = written?;
-            Ok(out.write(code, object))
+            Ok(call.answer(&out, code, object))
         }
         Verb::Delete => {
             let out = output()?;
-            let body = read_body(body).await?;
+            let body = read_body(call, body).await?;
             let (options, w) = delete_options(call, &body)?;
             let mut found = Vec::new();
             let deleted = inner.lock().delete(&t, &options, &w, &mut found);
             warnings.extend(found);
             let (code, answer) = deleted?;
-            Ok(out.write(code, answer))
+            Ok(call.answer(&out, code, answer))
         }
         Verb::DeleteCollection => {
             let out = output()?;
             let o = list_options(&inner.lock(), &t, call, false)?;
-            let body = read_body(body).await?;
+            let body = read_body(call, body).await?;
             let (options, w) = delete_options(call, &body)?;
             let mut found = Vec::new();
             let deleted = inner
                 .lock()
                 .delete_collection(&t, &o, &options, &w, &mut found);
             warnings.extend(found);
-            Ok(out.write(200, deleted?))
+            Ok(call.answer(&out, 200, deleted?))
         }
         // No request has the rules' wildcard verb.
         Verb::All => Err(ApiError::method_not_supported(group, plural, "")),
@@ -392,18 +396,50 @@ fn watch(inner: &Arc<Inner>, call: &Call, t: &Target) -> Result<Response<Respons
         .unwrap_or_else(|_| Response::new(http_body_util::Full::new(Bytes::new()).boxed_unsync())))
 }
 
+/// A create or update body as it was sent.
+enum Sent {
+    Bytes(Bytes),
+    /// An in-process request's object.
+    Value(Value),
+}
+
+impl Sent {
+    /// The body of `call`: its in-process value, or the bytes read.
+    async fn read(call: &Call, body: impl RequestBody) -> Result<Sent, ApiError> {
+        match call.take_value() {
+            Some(value) => Ok(Sent::Value(value)),
+            None => read_body(call, body).await.map(Sent::Bytes),
+        }
+    }
+}
+
 /// A create or update body of `t`'s kind, decoded and coerced with the schema of the
-/// version it names.
+/// version it names. An in-process object naming the endpoint's own type (as the server's
+/// controllers' do) is coerced as it is: decoding its JSON would check nothing more.
 fn write_body(
     state: &State,
     t: &Target,
-    body: &[u8],
+    sent: Sent,
     format: BodyFormat,
     w: &WriteOptions,
     warnings: &mut Recorder,
 ) -> Result<Value, ApiError> {
     let entry = &state.kinds[t.kind];
     let api_version = entry.api_version(&t.version);
+    let schema = |version: &str| entry.version(version).map(|v| &v.schema);
+    let body = match sent {
+        Sent::Value(object)
+            if object["apiVersion"] == api_version.as_str() && object["kind"] == entry.kind =>
+        {
+            let (object, found) =
+                decode::write_value(object, entry.kind, &api_version, schema, w.field_validation)?;
+            warnings.extend(found);
+            return Ok(object);
+        }
+        Sent::Value(object) => Bytes::from(kubegen_go::json::to_vec(&object)),
+        Sent::Bytes(body) => body,
+    };
+    let body = body.as_ref();
     let mut yaml = format == BodyFormat::Yaml;
     let typed = match entry.builtin {
         Some(_) => decode::builtin_body(body, yaml, entry.kind, &api_version)?,
@@ -421,7 +457,7 @@ fn write_body(
         yaml,
         entry.kind,
         &api_version,
-        |version| entry.version(version).map(|v| &v.schema),
+        schema,
         w.field_validation,
     )?;
     warnings.extend(found);

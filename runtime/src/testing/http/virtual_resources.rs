@@ -76,7 +76,7 @@ pub(super) async fn serve(
     let out = Output::negotiate(&call.accept(), call.pretty)
         .map_err(|_| ApiError::restful_not_acceptable())?;
     let format = media::body_format(&call.content_type())?;
-    let body = read_body(body).await?;
+    let body = read_body(call, body).await?;
     let body = match format {
         BodyFormat::Json => body.to_vec(),
         BodyFormat::Yaml => decode::yaml_to_json(&body, resource.kind())?,
@@ -104,7 +104,7 @@ pub(super) async fn serve(
             VirtualResource::SubjectAccessReview => state.review_access(object)?,
         }
     };
-    Ok(out.write(201, answer))
+    Ok(call.answer(&out, 201, answer))
 }
 
 /// `object` as the Go type `T` reads and writes it.

@@ -35,6 +35,7 @@ mod write;
 pub(super) use builtin::Builtin;
 use watch::Event;
 pub(super) use watch::Watcher;
+pub(crate) use watch::event_line;
 
 /// One served version of a kind.
 pub(super) struct VersionEntry {

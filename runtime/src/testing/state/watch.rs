@@ -73,9 +73,7 @@ impl State {
                     self.compacted + 1
                 ))
                 .to_status();
-                let _ = watcher
-                    .tx
-                    .try_send(line(&json!({"type": "ERROR", "object": status})));
+                let _ = watcher.tx.try_send(event_line("ERROR", &status));
                 return Ok(rx);
             }
             Some(rv) => {
@@ -110,10 +108,12 @@ impl State {
 
     pub(crate) fn bookmark(&self, w: &Watcher) -> Bytes {
         let e = &self.kinds[w.kind];
-        line(&json!({
-            "type": "BOOKMARK",
-            "object": {"apiVersion": e.api_version(&w.version), "kind": e.kind, "metadata": {"resourceVersion": self.rv.to_string()}},
-        }))
+        let object = json!({
+            "apiVersion": e.api_version(&w.version),
+            "kind": e.kind,
+            "metadata": {"resourceVersion": self.rv.to_string()},
+        });
+        event_line("BOOKMARK", &object)
     }
 
     /// What a watcher sees of an event: objects moving into or out of its selection show up
@@ -234,20 +234,16 @@ impl State {
     }
 }
 
-/// A watch event's line, the bytes encoding `{"type": .., "object": ..}` would give (keys
-/// sorted), without building that tree.
-fn event_line(event_type: &str, object: &Value) -> Bytes {
+/// A watch event's line, `{"type": .., "object": ..}` with a line end.
+pub(crate) fn event_line(event_type: &str, object: &Value) -> Bytes {
     let mut out = Vec::with_capacity(1024);
-    out.extend_from_slice(br#"{"object":"#);
-    kubegen_go::json::write_value(&mut out, object);
-    out.extend_from_slice(br#","type":"#);
+    // The fields in the order of Go's `metav1.WatchEvent`, as the apiserver writes them: a
+    // client decoding the event reads its type before the object (serde's adjacently
+    // tagged enums, kube's `WatchEvent` among them, must buffer an object that comes first).
+    out.extend_from_slice(br#"{"type":"#);
     kubegen_go::json::write_value(&mut out, &Value::from(event_type));
+    out.extend_from_slice(br#","object":"#);
+    kubegen_go::json::write_value(&mut out, object);
     out.extend_from_slice(b"}\n");
     Bytes::from(out)
-}
-
-pub(super) fn line(v: &Value) -> Bytes {
-    let mut s = kubegen_go::json::to_vec(v);
-    s.push(b'\n');
-    Bytes::from(s)
 }

@@ -263,20 +263,11 @@ impl<'a> Collector<'a> {
     /// The served resource of a kind at a version, and whether it is namespaced.
     fn resource(&self, api_version: &str, kind: &str) -> Result<(Resource, bool), Failure> {
         let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
-        self.api
-            .served()
-            .into_iter()
-            .filter(|s| s.resource.group == group && s.kind == kind)
-            .find_map(|s| {
-                let version = s.versions.iter().find(|v| **v == version)?;
-                let resource = Resource::new(s.resource.group, version, s.resource.plural);
-                Some((resource, s.namespaced))
-            })
-            .ok_or_else(|| {
-                Failure::Unmapped(format!(
-                    "unable to get REST mapping for {api_version}/{kind}."
-                ))
-            })
+        self.api.mapping(group, version, kind).ok_or_else(|| {
+            Failure::Unmapped(format!(
+                "unable to get REST mapping for {api_version}/{kind}."
+            ))
+        })
     }
 
     /// Where `identity` lives: its resource and namespace (none for a cluster-scoped kind).
