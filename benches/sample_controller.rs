@@ -11,7 +11,8 @@
 //!   kube-controller-manager and the test `Kubelet` as a client). Create the Foo, wait until
 //!   its Deployment, ReplicaSet and Pod are up and the Foo's status says 1 available; delete
 //!   the Foo and wait until the garbage collector has taken the Deployment, its ReplicaSet and
-//!   its Pod.
+//!   its Pod. In memory it runs twice: on the benchmark's two-worker runtime (what
+//!   `#[kubegen::test]` gives) and on a current-thread one (`#[tokio::test]`'s default).
 //! - `deployment_write`: a Deployment created (POST) and scaled by a strategic merge patch,
 //!   the same request bytes on both servers; the CPU time the server spent on them, per
 //!   write: the in-memory server called as a tower service in this process (nothing else
@@ -638,9 +639,11 @@ fn main() {
         let current = lifecycle["in_memory_current_thread"].borrow();
         if current.iterations > 0 {
             println!(
-                "  in memory on a current-thread runtime, mean of {}: {:.3} ms, {:.3} ms of CPU",
+                "  in memory on a current-thread runtime, mean of {}: {:.3} ms; each: {:.1} \
+                 objects stored, {:.3} ms of CPU",
                 current.iterations,
                 current.mean() * 1e3,
+                current.stored as f64 / current.iterations.max(1) as f64,
                 current.cpu_mean() * 1e3
             );
         }
