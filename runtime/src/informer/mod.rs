@@ -607,6 +607,10 @@ async fn run<K: InformerKind>(inner: Arc<InformerInner<K>>, mut stop: watch::Rec
     let mut resync = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     loop {
         tokio::select! {
+            // Stopping comes first: once `stop` has returned, no event is applied, even one
+            // that was already waiting (an unbiased select picks among ready branches at
+            // random).
+            biased;
             _ = stop.wait_for(|s| *s) => return,
             _ = halt.wait_for(|s| *s) => return,
             _ = resync.tick(), if inner.resync.is_some() => processor.resync(),

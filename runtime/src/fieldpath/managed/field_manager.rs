@@ -169,7 +169,7 @@ impl<'a> FieldManager<'a> {
                 live,
                 new,
                 self.api_version,
-                &managed.fields,
+                std::mem::take(&mut managed.fields),
                 CURRENT_OPERATION,
             )
             .map_err(|e| format!("failed to update ManagedFields: {e}"))?;
@@ -278,7 +278,14 @@ impl<'a> FieldManager<'a> {
         })?;
         let (merged, fields) = self
             .updater()
-            .apply(live, config, self.api_version, &managed.fields, &id, force)
+            .apply(
+                live,
+                config,
+                self.api_version,
+                std::mem::take(&mut managed.fields),
+                &id,
+                force,
+            )
             .map_err(|e| match e {
                 TrackError::Conflicts(c) => ApplyError::Conflicts(c),
                 TrackError::Failed(m) => ApplyError::Internal(m),

@@ -95,20 +95,22 @@ impl<'a> Updater<'a> {
 
     /// Sets collapsed where the schema made containers atomic; managers of versions that no
     /// longer exist dropped (`reconcileManagedFieldsWithSchemaChanges`).
-    fn reconcile(&self, live: &Value, managers: &Managers) -> Result<Managers, TrackError> {
+    fn reconcile(&self, live: &Value, managers: Managers) -> Result<Managers, TrackError> {
         let mut out = Managers::new();
         for (manager, vs) in managers {
-            let Some(typed) = self
-                .convert(live, &vs.api_version)
-                .map_err(TrackError::Failed)?
-            else {
+            // Only the schema is needed: `live` is converted only to check that it converts.
+            let schema = match live["apiVersion"].as_str() == Some(&vs.api_version) {
+                true => (self.schemas)(&vs.api_version),
+                false => self
+                    .convert(live, &vs.api_version)
+                    .map_err(TrackError::Failed)?
+                    .map(|typed| typed.schema),
+            };
+            let Some(schema) = schema else {
                 continue;
             };
-            let set = typed
-                .schema
-                .reconcile_field_set(&vs.set)
-                .unwrap_or_else(|| vs.set.clone());
-            out.insert(manager.clone(), VersionedSet { set, ..vs.clone() });
+            let set = schema.reconcile_field_set(&vs.set).unwrap_or(vs.set);
+            out.insert(manager, VersionedSet { set, ..vs });
         }
         Ok(out)
     }
@@ -204,7 +206,7 @@ impl<'a> Updater<'a> {
         live: &Value,
         new: &Value,
         version: &str,
-        managers: &Managers,
+        managers: Managers,
         manager: &str,
     ) -> Result<Managers, TrackError> {
         let mut managers = self.reconcile(live, managers)?;
@@ -238,7 +240,7 @@ impl<'a> Updater<'a> {
         live: &Value,
         config: &Value,
         version: &str,
-        managers: &Managers,
+        managers: Managers,
         manager: &str,
         force: bool,
     ) -> Result<(Option<Value>, Managers), TrackError> {
