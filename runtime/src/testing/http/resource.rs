@@ -228,21 +228,17 @@ pub(super) async fn serve(
         Verb::Update => {
             require_name(&t)?;
             let out = output()?;
-            let scale = t.subresource.as_deref() == Some("scale");
-            let sent = match scale {
-                true => Sent::Bytes(read_body(call, body).await?),
-                false => Sent::read(call, body).await?,
-            };
+            let sent = Sent::read(call, body).await?;
             let w = options::write(&call.query, Write::Update, &call.user_agent)?;
             let format = media::body_format(&call.content_type())?;
             let mut state = inner.lock();
-            let object = match (scale, sent) {
-                (true, Sent::Bytes(body)) => decode::object(
-                    &json_bytes(&body, format, "Scale")?,
+            let object = match t.subresource.as_deref() {
+                Some("scale") => decode::object(
+                    &json_bytes(&sent.into_bytes(), format, "Scale")?,
                     "Scale",
                     "autoscaling/v1",
                 )?,
-                (_, sent) => write_body(&state, &t, sent, format, &w, warnings)?,
+                _ => write_body(&state, &t, sent, format, &w, warnings)?,
             };
             let mut found = Vec::new();
             let written = state.write(&t, Change::Replace(object), &w, &mut found);
@@ -411,6 +407,14 @@ impl Sent {
             None => read_body(call, body).await.map(Sent::Bytes),
         }
     }
+
+    /// The body as JSON bytes: an in-process object written out.
+    fn into_bytes(self) -> Bytes {
+        match self {
+            Sent::Bytes(body) => body,
+            Sent::Value(object) => Bytes::from(kubegen_go::json::to_vec(&object)),
+        }
+    }
 }
 
 /// A create or update body of `t`'s kind, decoded and coerced with the schema of the
@@ -436,8 +440,7 @@ fn write_body(
             warnings.extend(found);
             return Ok(object);
         }
-        Sent::Value(object) => Bytes::from(kubegen_go::json::to_vec(&object)),
-        Sent::Bytes(body) => body,
+        sent => sent.into_bytes(),
     };
     let body = body.as_ref();
     let mut yaml = format == BodyFormat::Yaml;
