@@ -234,16 +234,18 @@ pub(crate) fn keep_server_fields(new: &mut Value, existing: &Value, status_subre
 
 /// A write through the status subresource: the stored object with the body's status.
 pub(crate) fn with_status_of(existing: &Value, body: &Value) -> Value {
-    let mut result = existing.clone();
-    match body.get("status").filter(|s| !s.is_null()) {
-        Some(status) => result["status"] = status.clone(),
-        None => {
-            if let Value::Object(m) = &mut result {
-                m.remove("status");
-            }
-        }
+    let Value::Object(fields) = existing else {
+        return existing.clone();
+    };
+    // The stored status is left behind rather than copied and replaced.
+    let mut result: serde_json::Map<String, Value> = (fields.iter())
+        .filter(|(k, _)| *k != "status")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if let Some(status) = body.get("status").filter(|s| !s.is_null()) {
+        result.insert("status".to_owned(), status.clone());
     }
-    result
+    Value::Object(result)
 }
 
 /// Why an update's uid precondition failed, in the store's words (naming the object's etcd

@@ -218,6 +218,14 @@ pub(crate) fn parse_json(data: &[u8], original: &[u8]) -> Result<Parsed, Unreada
 /// that is no string, an apiVersion with more than one `/`, no kind.
 #[cfg_attr(not(feature = "testing"), allow(dead_code))] // used by the in-memory server
 pub(crate) fn patched_type_meta(doc: &Value) -> Result<(), String> {
+    match plainly_typed(doc) {
+        true => Ok(()),
+        false => type_meta_read_back(doc),
+    }
+}
+
+/// [`patched_type_meta`] the long way: `doc` written with Go's encoder and read back.
+fn type_meta_read_back(doc: &Value) -> Result<(), String> {
     let json = gojson::to_vec(doc);
     match parse_json(&json, &json) {
         Ok(parsed) => {
@@ -226,6 +234,45 @@ pub(crate) fn patched_type_meta(doc: &Value) -> Result<(), String> {
         }
         Err(Unreadable::Unrecognized(why) | Unreadable::Undecodable { why, .. }) => Err(why),
     }
+}
+
+/// Whether `doc` is an object that Go's decoders plainly read, so that writing it out and
+/// reading it back ([`patched_type_meta`]'s long way) could find nothing wrong: a string
+/// `apiVersion` with at most one `/`, a non-empty string `kind`, no other key that Go's
+/// case-insensitive matching could take for either (only ASCII keys are judged here), and no
+/// nesting near the decoder's depth limit.
+fn plainly_typed(doc: &Value) -> bool {
+    let Value::Object(m) = doc else {
+        return false;
+    };
+    let lookalike = |k: &str| {
+        !k.is_ascii()
+            || (k != "apiVersion" && k.eq_ignore_ascii_case("apiVersion"))
+            || (k != "kind" && k.eq_ignore_ascii_case("kind"))
+    };
+    let api_version = m.get("apiVersion").and_then(Value::as_str);
+    let kind = m.get("kind").and_then(Value::as_str);
+    api_version.is_some_and(|v| v.matches('/').count() <= 1)
+        && kind.is_some_and(|k| !k.is_empty())
+        && !m.keys().any(|k| lookalike(k))
+        && within_depth(doc, gojson::MAX_DEPTH / 2)
+}
+
+/// Whether `value` nests less than `limit` levels deep (walked without recursion).
+fn within_depth(value: &Value, limit: usize) -> bool {
+    let mut pending = vec![(value, 0)];
+    while let Some((value, depth)) = pending.pop() {
+        let children: &mut dyn Iterator<Item = &Value> = match value {
+            Value::Object(m) => &mut m.values(),
+            Value::Array(a) => &mut a.iter(),
+            _ => continue,
+        };
+        if depth >= limit {
+            return false;
+        }
+        pending.extend(children.map(|c| (c, depth + 1)));
+    }
+    true
 }
 
 /// A YAML create or update body (`application/yaml`): converted to JSON as
@@ -363,5 +410,64 @@ mod tests {
         assert_eq!(summarize(b"{not json"), "{not json");
         assert_eq!(summarize(b"[1, 2]"), "5b312c20325d");
         assert_eq!(summarize(&[b'{'; 40]), format!("{} ...", "{".repeat(30)));
+    }
+
+    /// The short way to a patched object's type meta never passes what writing it out and
+    /// reading it back refuses, and it leaves every doubtful object to the long way.
+    #[test]
+    fn a_patched_objects_type_meta_is_read_the_short_way_only_when_plain() {
+        // Values nested thousands deep are written, read and dropped recursively.
+        std::thread::Builder::new()
+            .stack_size(512 << 20)
+            .spawn(type_meta_ways)
+            .expect("a thread")
+            .join()
+            .expect("no failure");
+    }
+
+    fn type_meta_ways() {
+        let nested = |depth: usize| {
+            let mut v = serde_json::json!(1);
+            for _ in 0..depth {
+                v = serde_json::json!([v]);
+            }
+            serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "data": v})
+        };
+        let plain = [
+            serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {}}),
+            serde_json::json!({"apiVersion": "", "kind": "Pod"}),
+            nested(100),
+        ];
+        for doc in &plain {
+            assert!(plainly_typed(doc), "{doc}");
+            assert_eq!(type_meta_read_back(doc), Ok(()), "{doc}");
+        }
+        let doubtful = [
+            serde_json::json!({"apiVersion": "a/b/c", "kind": "Pod"}),
+            serde_json::json!({"apiVersion": "v1", "kind": ""}),
+            serde_json::json!({"apiVersion": "v1"}),
+            serde_json::json!({"kind": "Pod"}),
+            serde_json::json!({"apiVersion": 1, "kind": "Pod"}),
+            serde_json::json!({"apiVersion": "v1", "kind": "Pod", "KIND": 2}),
+            serde_json::json!({"apiVersion": "v1", "kind": "Pod", "apiversion": "x/y/z"}),
+            // The Kelvin sign folds to `k` in Go's case-insensitive matching.
+            serde_json::json!({"apiVersion": "v1", "kind": "Pod", "\u{212a}ind": ""}),
+            serde_json::json!([]),
+            nested(gojson::MAX_DEPTH / 2),
+            nested(gojson::MAX_DEPTH + 1),
+        ];
+        for doc in &doubtful {
+            assert!(!plainly_typed(doc), "{doc}");
+            assert_eq!(patched_type_meta(doc), type_meta_read_back(doc), "{doc}");
+        }
+        for refused in [
+            &doubtful[0],
+            &doubtful[1],
+            &doubtful[5],
+            &doubtful[6],
+            &doubtful[10],
+        ] {
+            assert!(patched_type_meta(refused).is_err(), "{refused}");
+        }
     }
 }
