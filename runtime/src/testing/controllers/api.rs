@@ -210,22 +210,27 @@ impl Api {
             })
     }
 
-    /// The stored object, at the resource's storage version.
-    pub(crate) fn get(&self, r: Resource, namespace: &str, name: &str) -> Option<Value> {
-        self.inner
-            .lock()
-            .stored_object(r.group, r.plural, namespace, name)
-            .map(Arc::unwrap_or_clone)
+    /// The stored object, at the resource's storage version, shared with the store (a
+    /// controller that changes it works on its own copy: `Value::clone(&object)`).
+    pub(crate) fn get(&self, r: Resource, namespace: &str, name: &str) -> Option<Arc<Value>> {
+        (self.inner.lock()).stored_object(r.group, r.plural, namespace, name)
     }
 
-    /// The stored objects of a resource, in one namespace or (`None`) all, in key order.
-    pub(crate) fn list(&self, r: Resource, namespace: Option<&str>) -> Vec<Value> {
-        self.inner
-            .lock()
-            .stored_objects(r.group, r.plural, namespace)
-            .into_iter()
-            .map(Arc::unwrap_or_clone)
-            .collect()
+    /// The stored objects of a resource, in one namespace or (`None`) all, in key order,
+    /// shared with the store.
+    pub(crate) fn list(&self, r: Resource, namespace: Option<&str>) -> Vec<Arc<Value>> {
+        (self.inner.lock()).stored_objects(r.group, r.plural, namespace)
+    }
+
+    /// [`Api::get`] as the controller's own copy, to change.
+    pub(crate) fn get_owned(&self, r: Resource, namespace: &str, name: &str) -> Option<Value> {
+        self.get(r, namespace, name).map(Arc::unwrap_or_clone)
+    }
+
+    /// [`Api::list`] as the controller's own copies, to change.
+    pub(crate) fn list_owned(&self, r: Resource, namespace: Option<&str>) -> Vec<Value> {
+        let shared = self.list(r, namespace);
+        shared.into_iter().map(Arc::unwrap_or_clone).collect()
     }
 
     /// POST of a new object.
@@ -450,7 +455,7 @@ mod tests {
         let over_http: Value = serde_json::from_slice(&body.to_bytes()).expect("JSON");
         assert_eq!(comparable(in_process), comparable(over_http));
 
-        let stored = |name| api.get(DEPLOYMENTS, "ns", name).expect("stored");
+        let stored = |name| api.get_owned(DEPLOYMENTS, "ns", name).expect("stored");
         assert_eq!(comparable(stored("a")), comparable(stored("b")));
 
         // A refusal comes back as the apiserver's Status either way.

@@ -5,6 +5,7 @@
 //! revisions are equal exactly when their bytes are.
 
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 
@@ -163,6 +164,7 @@ pub(crate) fn list(api: &Api, owner: &Value, selector: &LabelSelector) -> Vec<Va
         .into_iter()
         .filter(|r| selector.matches(labels(r)))
         .filter(|r| controller_of(r).is_none_or(|c| &c["uid"] == uid))
+        .map(Arc::unwrap_or_clone)
         .collect()
 }
 
@@ -178,7 +180,8 @@ pub(crate) fn renumber(api: &Api, revision: &Value, to: i64) -> Result<Value, St
         let (namespace, name) = (meta(revision, "namespace"), meta(revision, "name"));
         match api.update(CONTROLLER_REVISIONS, namespace, name, &current) {
             Ok(updated) => return Ok(updated),
-            Err(e) if e.is_conflict() => match api.get(CONTROLLER_REVISIONS, namespace, name) {
+            Err(e) if e.is_conflict() => match api.get_owned(CONTROLLER_REVISIONS, namespace, name)
+            {
                 Some(fresh) => current = fresh,
                 None => return Err(e.message),
             },

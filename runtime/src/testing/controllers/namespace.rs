@@ -78,7 +78,7 @@ impl Run for Namespaces {
     }
 
     fn sync(&mut self, name: &str, cx: &mut Cx<'_>) -> Result<Outcome, SyncError> {
-        let Some(mut namespace) = cx.api.get(NAMESPACES, "", name) else {
+        let Some(mut namespace) = cx.api.get_owned(NAMESPACES, "", name) else {
             return Ok(Outcome::Done);
         };
         let Some(deleted_at) = deletion_time(&namespace) else {
@@ -151,7 +151,7 @@ fn mark_terminating(api: &Api, mut namespace: Value) -> Result<Option<Value>, Sy
 
 /// The namespace as stored now, if it is the same namespace as `seen`.
 fn latest(api: &Api, name: &str, seen: &Value) -> Result<Option<Value>, SyncError> {
-    let Some(latest) = api.get(NAMESPACES, "", name) else {
+    let Some(latest) = api.get_owned(NAMESPACES, "", name) else {
         return Ok(None);
     };
     if latest["metadata"]["uid"] != seen["metadata"]["uid"] {

@@ -2,6 +2,9 @@
 //! controller owns, adopting the orphans its selector matches and releasing its own that no
 //! longer match, with the same strategic merge patches kube-controller-manager sends.
 
+use std::borrow::Borrow;
+use std::sync::Arc;
+
 use serde_json::{Value, json};
 
 use super::api::{Api, Patch, Resource};
@@ -36,7 +39,7 @@ pub(crate) fn resolve(
     kind: &str,
     namespace: &str,
     reference: &Value,
-) -> Option<Value> {
+) -> Option<Arc<Value>> {
     if reference["kind"] != kind {
         return None;
     }
@@ -52,7 +55,7 @@ pub(crate) fn selecting(
     resource: Resource,
     namespace: &str,
     object: &Value,
-) -> Vec<Value> {
+) -> Vec<Arc<Value>> {
     api.list(resource, Some(namespace))
         .into_iter()
         .filter(|owner| {
@@ -64,7 +67,7 @@ pub(crate) fn selecting(
 
 /// The objects of `resource` in the owner's namespace that it may claim: those it controls
 /// and the orphans (`FilterPodsByOwner` with orphans, the revision index's two keys).
-pub(crate) fn candidates(api: &Api, resource: Resource, owner: &Value) -> Vec<Value> {
+pub(crate) fn candidates(api: &Api, resource: Resource, owner: &Value) -> Vec<Arc<Value>> {
     let uid = meta(owner, "uid");
     api.list(resource, Some(meta(owner, "namespace")))
         .into_iter()
@@ -105,16 +108,16 @@ impl<'a> Claimer<'a> {
     /// Claims `objects` of `resource` (the candidates): keeps the owner's that `matches`,
     /// releases the owner's that do not, adopts the orphans that do. Returns the claimed
     /// ones as they were read, and the aggregated errors of the patches that failed.
-    pub(crate) fn claim(
+    pub(crate) fn claim<T: Borrow<Value>>(
         &mut self,
         resource: Resource,
-        objects: Vec<Value>,
+        objects: Vec<T>,
         matches: impl Fn(&Value) -> bool,
-    ) -> (Vec<Value>, Result<(), String>) {
+    ) -> (Vec<T>, Result<(), String>) {
         let mut claimed = Vec::new();
         let mut errors = Vec::new();
         for object in objects {
-            match self.claim_one(resource, &object, &matches) {
+            match self.claim_one(resource, object.borrow(), &matches) {
                 Ok(true) => claimed.push(object),
                 Ok(false) => {}
                 Err(e) => errors.push(e),

@@ -4,6 +4,7 @@
 //! on a node with their relatives first, then the most recently Ready, the most restarted,
 //! the newest — times compared on a logarithmic scale, ties broken by uid.
 
+use std::borrow::Borrow;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
@@ -150,25 +151,26 @@ fn less(i: &Value, ri: usize, j: &Value, rj: usize, now: Timestamp) -> bool {
 
 /// `getPodsToDelete`: the `count` Pods of `pods` to delete first, ranked by how many active
 /// `related` Pods (of the ReplicaSets sharing the controller) share their node.
-pub(crate) fn pods_to_delete(
-    mut pods: Vec<Value>,
-    related: &[Value],
+pub(crate) fn pods_to_delete<P: Borrow<Value>>(
+    mut pods: Vec<P>,
+    related: &[impl Borrow<Value>],
     count: usize,
     now: Timestamp,
-) -> Vec<Value> {
+) -> Vec<P> {
     if count < pods.len() {
         let mut on_node: HashMap<&str, usize> = HashMap::new();
-        for p in related.iter().filter(|p| is_active(p)) {
+        for p in related.iter().map(Borrow::borrow).filter(|p| is_active(p)) {
             *on_node.entry(node(p)).or_default() += 1;
         }
-        let mut ranked: Vec<(Value, usize)> = pods
+        let mut ranked: Vec<(P, usize)> = pods
             .into_iter()
             .map(|p| {
-                let rank = on_node.get(node(&p)).copied().unwrap_or(0);
+                let rank = on_node.get(node(p.borrow())).copied().unwrap_or(0);
                 (p, rank)
             })
             .collect();
         ranked.sort_by(|(a, ra), (b, rb)| {
+            let (a, b) = (a.borrow(), b.borrow());
             if less(a, *ra, b, *rb, now) {
                 Ordering::Less
             } else if less(b, *rb, a, *ra, now) {
@@ -228,9 +230,12 @@ mod tests {
             ps.iter().map(|p| meta(p, "name").to_owned()).collect()
         };
         assert_eq!(
-            names(pods_to_delete(pods.clone(), &[], 3, now)),
+            names(pods_to_delete(pods.clone(), &[] as &[Value], 3, now)),
             ["pending", "running", "new-ready"]
         );
-        assert_eq!(names(pods_to_delete(pods, &[], 4, now)).len(), 4);
+        assert_eq!(
+            names(pods_to_delete(pods, &[] as &[Value], 4, now)).len(),
+            4
+        );
     }
 }

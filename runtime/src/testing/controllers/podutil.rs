@@ -2,6 +2,7 @@
 //! helpers of `pkg/controller/controller_utils.go`): its phase, whether it is Ready and for
 //! how long, whether it is terminating; and the Pod a controller makes from its template.
 
+use std::borrow::Borrow;
 use std::time::Duration;
 
 use jiff::{SignedDuration, Timestamp};
@@ -51,7 +52,7 @@ pub(crate) fn is_available(pod: &Value, min_ready_seconds: i64, now: Timestamp) 
 /// `FindMinNextPodAvailabilityCheck`: how long until the first of `pods` that is Ready but
 /// not yet available becomes available; `None` when none is waiting.
 pub(crate) fn next_availability_check(
-    pods: &[Value],
+    pods: &[impl Borrow<Value>],
     min_ready_seconds: i64,
     now: Timestamp,
 ) -> Option<Duration> {
@@ -59,6 +60,7 @@ pub(crate) fn next_availability_check(
         return None;
     }
     pods.iter()
+        .map(Borrow::borrow)
         .filter(|p| is_ready(p))
         .filter_map(ready_since)
         .filter_map(|since| {

@@ -6,6 +6,7 @@
 //! available (Ready for `minReadySeconds` on the cluster's clock), terminating — with the
 //! `ReplicaFailure` condition while creating or deleting fails.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -73,7 +74,7 @@ impl Managed {
     }
 
     /// The owners whose non-empty selector matches `pod` (`GetPodReplicaSets`).
-    fn selecting(&self, api: &Api, pod: &Value) -> Vec<Value> {
+    fn selecting(&self, api: &Api, pod: &Value) -> Vec<Arc<Value>> {
         api.list(self.resource, Some(meta(pod, "namespace")))
             .into_iter()
             .filter(|o| {
@@ -84,7 +85,7 @@ impl Managed {
     }
 
     /// The owner a Pod's controller reference names, if it is one of ours.
-    fn resolve(&self, api: &Api, pod: &Value, reference: &Value) -> Option<Value> {
+    fn resolve(&self, api: &Api, pod: &Value, reference: &Value) -> Option<Arc<Value>> {
         resolve(
             api,
             self.resource,
@@ -127,7 +128,7 @@ impl Run for ReplicaSets {
         };
         // FilterPodsByOwner with the orphans: the Pods it controls and those nobody does.
         let uid = meta(&rs, "uid");
-        let pods: Vec<Value> = cx
+        let pods: Vec<Arc<Value>> = cx
             .api
             .list(PODS, Some(namespace))
             .into_iter()
@@ -136,7 +137,7 @@ impl Run for ReplicaSets {
                 Some(r) => r["kind"] == managed.kind && r["name"] == name && r["uid"] == uid,
             })
             .collect();
-        let active: Vec<Value> = pods.iter().filter(|p| is_active(p)).cloned().collect();
+        let active: Vec<Arc<Value>> = pods.iter().filter(|p| is_active(p)).cloned().collect();
         let mut claimer = Claimer::new(
             cx.api,
             &rs,
@@ -183,10 +184,10 @@ impl Run for ReplicaSets {
 /// before and after; for an orphan that was added or whose labels or controller changed,
 /// every owner selecting it. A Pod that just became Ready has its controller synced again
 /// once `minReadySeconds` passed (the delay, in seconds).
-fn owners_to_sync(managed: Managed, change: &Change, api: &Api) -> Vec<(Value, Option<u64>)> {
+fn owners_to_sync(managed: Managed, change: &Change, api: &Api) -> Vec<(Arc<Value>, Option<u64>)> {
     let pod = &change.object;
     let controller = |p: &Value| controller_of(p).and_then(|r| managed.resolve(api, p, r));
-    let now = |owners: Vec<Value>| owners.into_iter().map(|o| (o, None)).collect();
+    let now = |owners: Vec<Arc<Value>>| owners.into_iter().map(|o| (o, None)).collect();
     let old = match (change.change, change.old.as_deref()) {
         (ChangeType::Modified, Some(old)) => old,
         (ChangeType::Added, _) if !is_terminating(pod) && controller_of(pod).is_none() => {
@@ -196,7 +197,7 @@ fn owners_to_sync(managed: Managed, change: &Change, api: &Api) -> Vec<(Value, O
     };
     let label_changed = labels(old) != labels(pod);
     if is_terminating(pod) {
-        let mut owners: Vec<Value> = controller(pod).into_iter().collect();
+        let mut owners: Vec<Arc<Value>> = controller(pod).into_iter().collect();
         if label_changed {
             owners.extend(controller(old));
         }
@@ -235,7 +236,7 @@ fn api_version(managed: Managed) -> &'static str {
 /// `manageReplicas`: Pods created or deleted until `spec.replicas` are active.
 fn manage_replicas(
     managed: Managed,
-    active: &[Value],
+    active: &[Arc<Value>],
     rs: &Value,
     cx: &mut Cx<'_>,
 ) -> Result<(), String> {
@@ -346,7 +347,7 @@ pub(super) fn namespace_terminating(e: &Refused) -> bool {
 
 /// `getIndirectlyRelatedPods`: the Pods the selectors of the ReplicaSets sharing this one's
 /// controller match (none without a controller).
-fn related_pods(managed: Managed, api: &Api, rs: &Value) -> Vec<Value> {
+fn related_pods(managed: Managed, api: &Api, rs: &Value) -> Vec<Arc<Value>> {
     let Some(controller) = controller_of(rs) else {
         return Vec::new();
     };
@@ -375,7 +376,7 @@ fn related_pods(managed: Managed, api: &Api, rs: &Value) -> Vec<Value> {
 fn calculate_status(
     managed: Managed,
     rs: &Value,
-    active: &[Value],
+    active: &[Arc<Value>],
     terminating: usize,
     failure: Option<&String>,
     cx: &Cx<'_>,
@@ -482,7 +483,7 @@ fn update_status(
     match api.update_status(resource, namespace, name, &object) {
         Ok(written) => Ok(written),
         Err(e) => {
-            let Some(mut fresh) = api.get(resource, namespace, name) else {
+            let Some(mut fresh) = api.get_owned(resource, namespace, name) else {
                 return Err(e);
             };
             fresh["status"] = status;

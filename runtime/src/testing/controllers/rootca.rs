@@ -47,7 +47,7 @@ impl Run for RootCaPublisher {
     /// which is let go) and put back when changed, also in a terminating namespace.
     fn sync(&mut self, namespace: &str, cx: &mut Cx<'_>) -> Result<Outcome, SyncError> {
         let data = json!({KEY: CA_BUNDLE});
-        let Some(mut map) = cx.api.get(CONFIG_MAPS, namespace, NAME) else {
+        let Some(mut map) = cx.api.get_owned(CONFIG_MAPS, namespace, NAME) else {
             let map = json!({
                 "apiVersion": "v1",
                 "kind": "ConfigMap",

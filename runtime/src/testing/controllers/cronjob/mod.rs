@@ -10,6 +10,7 @@ mod schedule;
 
 use jiff::Timestamp;
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 use self::schedule::{Missed, Recent};
 use super::api::{CRON_JOBS, JOBS};
@@ -76,8 +77,9 @@ impl Run for CronJobs {
             .list(JOBS, Some(namespace))
             .into_iter()
             .filter(|j| controller_ref(j).is_some_and(|r| r["name"] == name))
+            .map(Arc::unwrap_or_clone)
             .collect();
-        let mut cron_job = stored;
+        let mut cron_job = Arc::unwrap_or_clone(stored);
         let cleaned = cleanup_finished(cx, &mut cron_job, &jobs);
         let (requeue, synced, error) = sync_cron_job(cx, &mut cron_job, &jobs);
         if cleaned || synced {
@@ -320,7 +322,7 @@ fn sync_cron_job(
             if !ours || in_active(cron_job, &existing["metadata"]["uid"]) {
                 return (None, changed, None);
             }
-            existing
+            Arc::unwrap_or_clone(existing)
         }
         Err(e) => {
             cx.event(
@@ -493,7 +495,7 @@ fn resolve(api: &Api, namespace: &str, owner: &Value) -> Option<Value> {
         return None;
     }
     let cron_job = api.get(CRON_JOBS, namespace, owner["name"].as_str()?)?;
-    (cron_job["metadata"]["uid"] == owner["uid"]).then_some(cron_job)
+    (cron_job["metadata"]["uid"] == owner["uid"]).then(|| Arc::unwrap_or_clone(cron_job))
 }
 
 /// A string as Go's `%q` writes it.

@@ -16,6 +16,7 @@ mod revisions;
 mod status;
 mod update;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -98,7 +99,7 @@ impl DaemonSets {
         &mut self,
         cx: &mut Cx<'_>,
         ds: &Value,
-        nodes: &[Value],
+        nodes: &[Arc<Value>],
         selector: &LabelSelector,
         hash: &str,
         old: Vec<Value>,
@@ -152,7 +153,7 @@ fn owners_to_sync(change: &Change, api: &Api) -> Vec<(String, Option<Duration>)>
             None => keys.extend(
                 selecting(api, DAEMON_SETS, namespace, object)
                     .iter()
-                    .map(key_of),
+                    .map(|d| key_of(d)),
             ),
         },
         ChangeType::Modified if pod && deleting => {
@@ -181,7 +182,7 @@ fn owners_to_sync(change: &Change, api: &Api) -> Vec<(String, Option<Duration>)>
                 keys.extend(
                     selecting(api, DAEMON_SETS, namespace, object)
                         .iter()
-                        .map(key_of),
+                        .map(|d| key_of(d)),
                 );
             }
         }
@@ -213,7 +214,7 @@ fn observe_node(change: &Change, queue: &mut Queue, api: &Api) {
     let Some(node) = api.get(NODES, "", change.name()) else {
         return;
     };
-    let bound: Vec<Value> = api
+    let bound: Vec<Arc<Value>> = api
         .list(PODS, None)
         .into_iter()
         .filter(|p| p["spec"]["nodeName"] == node["metadata"]["name"])

@@ -4,6 +4,7 @@
 //! the Pods of deleted Nodes deleted too.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use std::time::Duration;
 
 use jiff::Timestamp;
@@ -33,7 +34,7 @@ pub(super) fn claim(api: &Api, ds: &Value, selector: &LabelSelector) -> Result<V
     let (pods, result) = claimer.claim(PODS, candidates(api, PODS, ds), |p| {
         selector.matches(labels(p))
     });
-    result.map(|()| pods)
+    result.map(|()| pods.into_iter().map(Arc::unwrap_or_clone).collect())
 }
 
 /// `getNodesToDaemonPods`: the claimed Pods by the Node they are for (Pods both terminal
@@ -114,7 +115,7 @@ pub(super) struct Plan {
 pub(super) fn plan(
     cx: &mut Cx<'_>,
     ds: &Value,
-    nodes: &[Value],
+    nodes: &[Arc<Value>],
     pods: &BTreeMap<String, Vec<Value>>,
     hash: &str,
     backoff: &mut Backoff,

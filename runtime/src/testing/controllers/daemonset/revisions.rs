@@ -5,6 +5,7 @@
 //! `controller-revision-hash`, computed here by [`template_hash`] in place of Go's.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 
@@ -66,6 +67,7 @@ pub(super) fn construct(
         candidates(cx.api, CONTROLLER_REVISIONS, ds),
         |r| selector.matches(labels(r)),
     );
+    let histories = histories.into_iter().map(Arc::unwrap_or_clone);
     claimed?;
     let patch = template_patch(ds);
     let (mut current, mut old) = (Vec::new(), Vec::new());
@@ -116,11 +118,11 @@ fn snapshot(cx: &mut Cx<'_>, ds: &Value, revision: i64) -> Result<Value, String>
         .get(CONTROLLER_REVISIONS, namespace, &name)
         .ok_or_else(|| format!("controllerrevisions.apps \"{name}\" not found"))?;
     if data_bytes(&existing) == template_patch(ds) {
-        return Ok(existing);
+        return Ok(Arc::unwrap_or_clone(existing));
     }
     let mut current = cx
         .api
-        .get(DAEMON_SETS, namespace, meta(ds, "name"))
+        .get_owned(DAEMON_SETS, namespace, meta(ds, "name"))
         .ok_or_else(|| format!("daemonsets.apps \"{}\" not found", meta(ds, "name")))?;
     if current["status"]["collisionCount"].as_i64() != collision_count {
         return Err(format!(

@@ -3,6 +3,7 @@
 //! updated; Pods on Nodes that should not run one are misscheduled.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -36,7 +37,7 @@ const OMITTED_WHEN_ZERO: [&str; 3] = [
 pub(super) fn update(
     cx: &mut Cx<'_>,
     ds: &Value,
-    nodes: &[Value],
+    nodes: &[Arc<Value>],
     mut by_node: BTreeMap<String, Vec<Value>>,
     hash: &str,
     observe_generation: bool,
@@ -129,6 +130,7 @@ fn store(
             body = cx
                 .api
                 .get(DAEMON_SETS, namespace, name)
+                .map(Arc::unwrap_or_clone)
                 .ok_or_else(|| format!("daemonsets.apps {name:?} not found"))?;
         }
     }

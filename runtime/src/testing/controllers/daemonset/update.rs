@@ -5,6 +5,7 @@
 //! order is random; which Node goes first is all that differs).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -88,7 +89,7 @@ fn updated_pods_on_node<'p>(
 pub(super) fn rolling_update(
     cx: &mut Cx<'_>,
     ds: &Value,
-    nodes: &[Value],
+    nodes: &[Arc<Value>],
     mut by_node: BTreeMap<String, Vec<Value>>,
     hash: &str,
 ) -> Result<(), String> {

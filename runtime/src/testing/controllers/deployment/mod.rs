@@ -21,6 +21,7 @@ mod sync;
 mod template;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use jiff::Timestamp;
 use serde_json::Value;
@@ -104,7 +105,7 @@ impl Run for Deployments {
         };
         let mut rollout = Rollout {
             cx,
-            d,
+            d: Arc::unwrap_or_clone(d),
             requeue: None,
         };
         match rollout.sync_deployment() {
@@ -118,7 +119,7 @@ impl Run for Deployments {
 /// The Deployments a ReplicaSet's change concerns (`addReplicaSet`, `updateReplicaSet`,
 /// `deleteReplicaSet`): its controller's, before and after; for an orphan that was added or
 /// whose labels or controller changed, every Deployment selecting it.
-fn deployments_for_replica_set(change: &Change, api: &Api) -> Vec<Value> {
+fn deployments_for_replica_set(change: &Change, api: &Api) -> Vec<Arc<Value>> {
     let namespace = change.namespace();
     let rs = &change.object;
     let resolve_ref = |r: &Value| resolve(api, DEPLOYMENTS, KIND, namespace, r);
@@ -156,7 +157,7 @@ fn deployments_for_replica_set(change: &Change, api: &Api) -> Vec<Value> {
 
 /// `GetDeploymentsForReplicaSet`: the Deployments whose (non-empty) selector matches a
 /// ReplicaSet with labels.
-fn selecting(api: &Api, rs: &Value) -> Vec<Value> {
+fn selecting(api: &Api, rs: &Value) -> Vec<Arc<Value>> {
     if labels(rs).as_object().is_none_or(|l| l.is_empty()) {
         return Vec::new();
     }
@@ -164,7 +165,7 @@ fn selecting(api: &Api, rs: &Value) -> Vec<Value> {
 }
 
 /// `getDeploymentForPod`: the Deployment controlling the ReplicaSet controlling `pod`.
-fn deployment_for_pod(api: &Api, pod: &Value) -> Option<Value> {
+fn deployment_for_pod(api: &Api, pod: &Value) -> Option<Arc<Value>> {
     let namespace = meta(pod, "namespace");
     let reference = controller_of(pod)?;
     let rs = resolve(api, REPLICA_SETS, "ReplicaSet", namespace, reference)?;
@@ -177,12 +178,12 @@ fn pod_count(api: &Api, d: &Value) -> usize {
         return 0;
     };
     let namespace = meta(d, "namespace");
-    let owned: Vec<Value> = api
+    let owned: Vec<Arc<Value>> = api
         .list(REPLICA_SETS, Some(namespace))
         .into_iter()
         .filter(|rs| selector.matches(labels(rs)) && controlled_by(rs, d))
         .collect();
-    pods_by_replica_set(api, namespace, &owned)
+    pods_by_replica_set(api, namespace, owned.iter().map(|rs| &**rs))
         .values()
         .map(Vec::len)
         .sum()
@@ -194,10 +195,15 @@ fn controlled_by(object: &Value, owner: &Value) -> bool {
 }
 
 /// `getPodMapForDeployment`: the Pods each ReplicaSet controls, by its uid (the Pod
-/// indexer's key: namespace, kind, name and uid of the controller reference).
-fn pods_by_replica_set(api: &Api, namespace: &str, rss: &[Value]) -> HashMap<String, Vec<Value>> {
+/// indexer's key: namespace, kind, name and uid of the controller reference), shared with
+/// the store.
+fn pods_by_replica_set<'r>(
+    api: &Api,
+    namespace: &str,
+    rss: impl IntoIterator<Item = &'r Value>,
+) -> HashMap<String, Vec<Arc<Value>>> {
     let pods = api.list(PODS, Some(namespace));
-    rss.iter()
+    rss.into_iter()
         .map(|rs| {
             let owned = pods
                 .iter()
@@ -276,7 +282,7 @@ impl Rollout<'_, '_> {
         let mut claimer = Claimer::new(self.cx.api, &owner, DEPLOYMENTS, API_VERSION, KIND);
         let (claimed, result) = claimer.claim(REPLICA_SETS, all, |rs| selector.matches(labels(rs)));
         result.map_err(Failure::Other)?;
-        Ok(claimed)
+        Ok(claimed.into_iter().map(Arc::unwrap_or_clone).collect())
     }
 }
 

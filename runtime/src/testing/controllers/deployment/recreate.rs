@@ -2,6 +2,7 @@
 //! their Pods runs any more, the new ReplicaSet made (or grown) to every replica.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -13,7 +14,7 @@ impl Rollout<'_, '_> {
     pub(super) fn rollout_recreate(
         &mut self,
         rs_list: Vec<Value>,
-        pod_map: &HashMap<String, Vec<Value>>,
+        pod_map: &HashMap<String, Vec<Arc<Value>>>,
     ) -> super::Result<()> {
         let (mut new_rs, mut old) =
             self.all_replica_sets_and_sync_revision(rs_list.clone(), false)?;
@@ -52,7 +53,7 @@ impl Rollout<'_, '_> {
 fn old_pods_running(
     new_rs: Option<&Value>,
     old: &[Value],
-    pod_map: &HashMap<String, Vec<Value>>,
+    pod_map: &HashMap<String, Vec<Arc<Value>>>,
 ) -> bool {
     if old
         .iter()

@@ -4,6 +4,7 @@
 //! scaled or deleted Deployment.
 
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 use super::history::{
     REVISION, desired_replicas, max_revision, replicas_annotations_need_update,
@@ -243,7 +244,7 @@ impl Rollout<'_, '_> {
             if set_deployment_revision(&mut self.d, &new_revision.to_string()) {
                 self.update_status()?;
             }
-            return Ok(Some(rs));
+            return Ok(Some(Arc::unwrap_or_clone(rs)));
         }
         let mut status = self.status();
         status.collision_count = Some(status.collision_count.unwrap_or(0) + 1);

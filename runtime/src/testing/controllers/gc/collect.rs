@@ -4,6 +4,7 @@
 //! — the foreground owner's wait for its blocking dependents, and `attemptToOrphan`.
 
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 use super::graph::{EventKind, Graph, GraphEvent};
 use super::refs::{FOREGROUND, Identity, Marks, ORPHAN, OwnerRef};
@@ -27,7 +28,7 @@ struct Classified {
 /// What a reference's owner turned out to be.
 enum Owner {
     Dangling,
-    Found(Value),
+    Found(Arc<Value>),
     /// A cluster-scoped object naming a namespaced owner: never resolved, never retried.
     Invalid,
 }
@@ -281,7 +282,7 @@ impl<'a> Collector<'a> {
     }
 
     /// The object at `identity`, if any.
-    fn get(&self, identity: &Identity) -> Result<Option<Value>, Failure> {
+    fn get(&self, identity: &Identity) -> Result<Option<Arc<Value>>, Failure> {
         let (resource, namespace) = self.locate(identity)?;
         Ok(self.api.get(resource, &namespace, &identity.name))
     }

@@ -4,6 +4,7 @@
 //! finalizer when their Job is gone or finished (`syncOrphanPod`).
 
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 use super::pods::{Pod, TRACKING_FINALIZER, controller_ref};
 use super::{JOBS, Job};
@@ -38,7 +39,7 @@ pub(super) fn pods_for(job: &Job, cx: &mut Cx<'_>) -> Result<Vec<Pod>, Refused> 
                     continue;
                 }
                 if let Some(adopted) = adopt(cx, job, &pod)? {
-                    owned.push(Pod(adopted));
+                    owned.push(Pod(Arc::new(adopted)));
                 }
             }
         }
@@ -125,7 +126,7 @@ pub(super) fn resolve(api: &Api, namespace: &str, owner: &Value) -> Option<Job> 
     if owner["kind"] != "Job" {
         return None;
     }
-    let job = api.get(JOBS, namespace, owner["name"].as_str()?)?;
+    let job = api.get_owned(JOBS, namespace, owner["name"].as_str()?)?;
     (job["metadata"]["uid"] == owner["uid"]).then_some(Job(job))
 }
 

@@ -90,7 +90,7 @@ impl Jobs {
     /// the controller changed); an orphan with the finalizer is cleaned, and Jobs whose
     /// selector matches it may adopt it.
     fn observe_pod(&mut self, change: &Change, queue: &mut Queue, api: &Api) {
-        let pod = Pod(Value::clone(&change.object));
+        let pod = Pod(change.object.clone());
         let namespace = pod.namespace().to_owned();
         let gone = change.change == ChangeType::Deleted || pod.deleting();
         if change.change == ChangeType::Modified
@@ -133,7 +133,7 @@ impl Jobs {
     /// `syncJob`.
     fn sync_job(&mut self, key: &str, cx: &mut Cx<'_>) -> Result<Outcome, SyncError> {
         let (namespace, name) = split_key(key);
-        let Some(stored) = cx.api.get(JOBS, namespace, name) else {
+        let Some(stored) = cx.api.get_owned(JOBS, namespace, name) else {
             self.backoff.remove(key);
             return Ok(Outcome::Done);
         };
@@ -380,7 +380,7 @@ impl Jobs {
 
 /// The Jobs in the Pod's namespace whose selector matches its labels (`GetPodJobs`).
 fn jobs_selecting(api: &Api, pod: &Pod) -> Vec<Job> {
-    api.list(JOBS, Some(pod.namespace()))
+    api.list_owned(JOBS, Some(pod.namespace()))
         .into_iter()
         .map(Job)
         .filter(|job| {

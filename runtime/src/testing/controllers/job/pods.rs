@@ -3,6 +3,7 @@
 //! the writes the controller makes to them (`pkg/controller/job`, `controller_utils.go`).
 
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
@@ -22,7 +23,7 @@ const MAX_GENERATED_NAME_PREFIX: usize = 58;
 
 /// One Pod as the Job controller reads it.
 #[derive(Clone, Debug)]
-pub(super) struct Pod(pub Value);
+pub(super) struct Pod(pub Arc<Value>);
 
 impl Pod {
     fn meta(&self) -> &Value {

@@ -15,6 +15,7 @@ mod revisions;
 mod status;
 
 use serde_json::Value;
+use std::sync::Arc;
 
 use self::identity::is_member_of;
 use super::api::{CONTROLLER_REVISIONS, PODS, STATEFUL_SETS};
@@ -92,7 +93,7 @@ fn observe_pod(change: &Change, queue: &mut Queue, api: &Api) {
             }
             None => selecting(api, STATEFUL_SETS, namespace, pod)
                 .iter()
-                .for_each(add),
+                .for_each(|s| add(s)),
         },
         ChangeType::Modified => {
             let old = change.old.as_deref().unwrap_or(&Value::Null);
@@ -117,7 +118,7 @@ fn observe_pod(change: &Change, queue: &mut Queue, api: &Api) {
             if labels(pod) != labels(old) || reference_changed {
                 selecting(api, STATEFUL_SETS, namespace, pod)
                     .iter()
-                    .for_each(add);
+                    .for_each(|s| add(s));
             }
         }
     }
@@ -143,5 +144,5 @@ fn claim_pods(api: &Api, set: &Value, selector: &LabelSelector) -> Result<Vec<Va
     let (pods, result) = claimer.claim(PODS, candidates(api, PODS, set), |pod| {
         selector.matches(labels(pod)) && is_member_of(set, pod)
     });
-    result.map(|()| pods)
+    result.map(|()| pods.into_iter().map(Arc::unwrap_or_clone).collect())
 }

@@ -121,7 +121,7 @@ pub(super) fn update_claims_for_policy(
         let name = meta(&claim, "name").to_owned();
         let Some(mut existing) =
             cx.api
-                .get(PERSISTENT_VOLUME_CLAIMS, meta(set, "namespace"), &name)
+                .get_owned(PERSISTENT_VOLUME_CLAIMS, meta(set, "namespace"), &name)
         else {
             continue;
         };
@@ -220,7 +220,7 @@ pub(super) fn update_pod(cx: &mut Cx<'_>, set: &Value, pod: &Value) -> Result<()
                 break;
             }
             Err(e) => {
-                if let Some(current) = cx.api.get(PODS, &namespace, &name) {
+                if let Some(current) = cx.api.get_owned(PODS, &namespace, &name) {
                     pod = current;
                 }
                 result = Err(e.message.clone());

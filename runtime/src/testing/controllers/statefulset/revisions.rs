@@ -56,7 +56,8 @@ fn create(
         match cx.api.create(CONTROLLER_REVISIONS, namespace, &candidate) {
             Ok(created) => return Ok(created),
             Err(e) if e.is_already_exists() => {
-                let Some(existing) = cx.api.get(CONTROLLER_REVISIONS, namespace, &name) else {
+                let Some(existing) = cx.api.get_owned(CONTROLLER_REVISIONS, namespace, &name)
+                else {
                     return Err(format!("controllerrevisions.apps \"{name}\" not found"));
                 };
                 if data_bytes(&existing) == data {

@@ -156,7 +156,7 @@ pub(super) fn write(cx: &mut Cx<'_>, set: &Value, status: &mut Status) -> Result
                 if !e.is_conflict() {
                     return Err(last);
                 }
-                match cx.api.get(STATEFUL_SETS, namespace, name) {
+                match cx.api.get_owned(STATEFUL_SETS, namespace, name) {
                     Some(current) => body = current,
                     None => return Err(last),
                 }
