@@ -74,6 +74,11 @@ where
 #[derive(Clone, Debug, Default)]
 pub(crate) struct InProcess(pub Option<Value>);
 
+/// The answer to an [`InProcess`] request, in the response's extensions: shared with the
+/// store when it is a stored object shown as stored.
+#[derive(Clone, Debug)]
+pub(crate) struct Answered(pub Arc<Value>);
+
 /// One request, as the handlers read it.
 pub(super) struct Call {
     method: Method,
@@ -116,14 +121,27 @@ impl Call {
     /// `value` with `code`, as `out` writes it, or as a value to an [`InProcess`] request
     /// that asked for no transformation.
     fn answer(&self, out: &output::Output, code: u16, mut value: Value) -> Response<ResponseBody> {
+        if self.in_process && out.convert.is_none() {
+            kubegen_go::json::through_storage(&mut value);
+        }
+        self.answer_stored(out, code, Arc::new(value))
+    }
+
+    /// [`Call::answer`] with an object as storage reads it back (its numbers already Go's),
+    /// which an [`InProcess`] request gets shared, not copied.
+    fn answer_stored(
+        &self,
+        out: &output::Output,
+        code: u16,
+        value: Arc<Value>,
+    ) -> Response<ResponseBody> {
         if !self.in_process || out.convert.is_some() {
             return out.write(code, value);
         }
-        kubegen_go::json::through_storage(&mut value);
         let mut response = Response::new(Full::new(Bytes::new()).boxed_unsync());
         *response.status_mut() =
             StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        response.extensions_mut().insert(InProcess(Some(value)));
+        response.extensions_mut().insert(Answered(value));
         response
     }
 }

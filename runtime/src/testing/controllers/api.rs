@@ -16,7 +16,7 @@ use http_body_util::{BodyExt, Full};
 use serde_json::Value;
 
 use crate::resource::Scope;
-use crate::testing::http::{self as front, InProcess};
+use crate::testing::http::{self as front, Answered, InProcess};
 use crate::testing::{Clock, Inner};
 
 /// kube-controller-manager's user agent; the controller's name follows it.
@@ -239,7 +239,7 @@ impl Api {
         r: Resource,
         namespace: &str,
         body: &Value,
-    ) -> Result<Value, Refused> {
+    ) -> Result<Arc<Value>, Refused> {
         self.send(
             Method::POST,
             r.path(namespace, None, None),
@@ -255,7 +255,7 @@ impl Api {
         namespace: &str,
         name: &str,
         body: &Value,
-    ) -> Result<Value, Refused> {
+    ) -> Result<Arc<Value>, Refused> {
         self.send(
             Method::PUT,
             r.path(namespace, Some(name), None),
@@ -271,7 +271,7 @@ impl Api {
         namespace: &str,
         name: &str,
         body: &Value,
-    ) -> Result<Value, Refused> {
+    ) -> Result<Arc<Value>, Refused> {
         let path = r.path(namespace, Some(name), Some("status"));
         self.send(Method::PUT, path, "application/json", Some(body))
     }
@@ -285,7 +285,7 @@ impl Api {
         subresource: Option<&str>,
         patch: Patch,
         body: &Value,
-    ) -> Result<Value, Refused> {
+    ) -> Result<Arc<Value>, Refused> {
         let path = r.path(namespace, Some(name), subresource);
         self.send(Method::PATCH, path, patch.content_type(), Some(body))
     }
@@ -297,7 +297,7 @@ impl Api {
         namespace: &str,
         name: &str,
         options: &Value,
-    ) -> Result<Value, Refused> {
+    ) -> Result<Arc<Value>, Refused> {
         let body = (!options.is_null()).then_some(options);
         self.send(
             Method::DELETE,
@@ -308,14 +308,15 @@ impl Api {
     }
 
     /// Any request: `path` may carry a query. It goes through the server's whole request
-    /// path, but [`InProcess`]: the body and the answer are values, not JSON.
+    /// path, but [`InProcess`]: the body and the answer are values, not JSON, and an answer
+    /// that is a stored object is the store's own, shared ([`Answered`]).
     pub(crate) fn send(
         &self,
         method: Method,
         path: String,
         content_type: &str,
         body: Option<&Value>,
-    ) -> Result<Value, Refused> {
+    ) -> Result<Arc<Value>, Refused> {
         let mut request = Request::builder()
             .method(method)
             .uri(path)
@@ -332,11 +333,11 @@ impl Api {
         let answer = crate::testing::stack::deep(move || {
             let mut response = now_or_never(front::handle_internal(inner, request))?;
             let code = response.status().as_u16();
-            let value = response.extensions_mut().remove::<InProcess>();
+            let value = response.extensions_mut().remove::<Answered>();
             let body = now_or_never(response.into_body().collect())?
                 .ok()?
                 .to_bytes();
-            Some((code, value.and_then(|InProcess(value)| value), body))
+            Some((code, value.map(|Answered(value)| value), body))
         });
         let Some((code, value, body)) = answer else {
             return Err(refused(
@@ -346,14 +347,13 @@ impl Api {
             ));
         };
         let value = value.unwrap_or_else(|| {
-            kubegen_go::json::decode(&body, &[])
-                .ok()
-                .and_then(|d| d.value.ok())
-                .unwrap_or(Value::Null)
+            let decoded = kubegen_go::json::decode(&body, &[]).ok();
+            Arc::new(decoded.and_then(|d| d.value.ok()).unwrap_or(Value::Null))
         });
         if (200..300).contains(&code) {
             return Ok(value);
         }
+        let value = Arc::unwrap_or_clone(value);
         Err(Refused {
             code,
             reason: value["reason"].as_str().unwrap_or_default().to_owned(),
@@ -453,7 +453,7 @@ mod tests {
         assert_eq!(response.status(), 201);
         let body = response.into_body().collect().await.expect("a body");
         let over_http: Value = serde_json::from_slice(&body.to_bytes()).expect("JSON");
-        assert_eq!(comparable(in_process), comparable(over_http));
+        assert_eq!(comparable(Value::clone(&in_process)), comparable(over_http));
 
         let stored = |name| api.get_owned(DEPLOYMENTS, "ns", name).expect("stored");
         assert_eq!(comparable(stored("a")), comparable(stored("b")));

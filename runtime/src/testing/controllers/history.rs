@@ -179,7 +179,7 @@ pub(crate) fn renumber(api: &Api, revision: &Value, to: i64) -> Result<Value, St
         current["revision"] = json!(to);
         let (namespace, name) = (meta(revision, "namespace"), meta(revision, "name"));
         match api.update(CONTROLLER_REVISIONS, namespace, name, &current) {
-            Ok(updated) => return Ok(updated),
+            Ok(updated) => return Ok(Arc::unwrap_or_clone(updated)),
             Err(e) if e.is_conflict() => match api.get_owned(CONTROLLER_REVISIONS, namespace, name)
             {
                 Some(fresh) => current = fresh,

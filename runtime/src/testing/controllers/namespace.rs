@@ -12,6 +12,7 @@
 //! still in their grace period), on the cluster's clock. It records no events.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use http::Method;
@@ -132,7 +133,7 @@ fn mark_terminating(api: &Api, mut namespace: Value) -> Result<Option<Value>, Sy
     for _ in 0..CONFLICT_RETRIES {
         namespace["status"]["phase"] = json!("Terminating");
         match api.update_status(NAMESPACES, "", &name, &namespace) {
-            Ok(written) => return Ok(Some(written)),
+            Ok(written) => return Ok(Some(Arc::unwrap_or_clone(written))),
             Err(e) if e.is_not_found() => return Ok(None),
             Err(e) if e.is_conflict() => {
                 let Some(latest) = latest(api, &name, &namespace)? else {

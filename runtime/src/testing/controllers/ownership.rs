@@ -223,7 +223,7 @@ impl Claimer<'_> {
         resource: Resource,
         object: &Value,
         reference: Value,
-    ) -> Result<Value, super::Refused> {
+    ) -> Result<Arc<Value>, super::Refused> {
         let patch =
             json!({"metadata": {"ownerReferences": [reference], "uid": meta(object, "uid")}});
         let (namespace, name) = (meta(object, "namespace"), meta(object, "name"));

@@ -454,9 +454,9 @@ fn calculate_status(
 fn update_status(
     api: &Api,
     resource: Resource,
-    rs: &Value,
+    rs: &Arc<Value>,
     mut status: Value,
-) -> Result<Value, Refused> {
+) -> Result<Arc<Value>, Refused> {
     let old = &rs["status"];
     let count = |s: &Value, f: &str| s[f].as_i64().unwrap_or(0);
     let conditions = |s: &Value| s["conditions"].as_array().cloned().unwrap_or_default();
@@ -478,7 +478,7 @@ fn update_status(
         status["observedGeneration"] = json!(generation);
     }
     let (namespace, name) = (meta(rs, "namespace"), meta(rs, "name"));
-    let mut object = rs.clone();
+    let mut object = Value::clone(rs);
     object["status"] = status.clone();
     match api.update_status(resource, namespace, name, &object) {
         Ok(written) => Ok(written),

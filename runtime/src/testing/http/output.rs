@@ -2,6 +2,8 @@
 //! objects transformed to `PartialObjectMetadata`; errors negotiated as the apiserver's
 //! error writer negotiates them.
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 use http::{Response, StatusCode, header};
 use http_body_util::{BodyExt, Full};
@@ -44,10 +46,11 @@ impl Output {
     }
 
     /// `value` with `code`, transformed as asked.
-    pub(super) fn write(&self, code: u16, value: Value) -> Response<ResponseBody> {
+    pub(super) fn write(&self, code: u16, value: impl Into<Arc<Value>>) -> Response<ResponseBody> {
+        let value: Arc<Value> = value.into();
         let value = match &self.convert {
-            Some(convert) => match transform(value, convert) {
-                Ok(v) => v,
+            Some(convert) => match transform(Arc::unwrap_or_clone(value), convert) {
+                Ok(v) => Arc::new(v),
                 Err(e) => return self.error(&e),
             },
             None => value,

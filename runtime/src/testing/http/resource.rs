@@ -223,7 +223,7 @@ pub(super) async fn serve(
             let mut found = Vec::new();
             let created = state.create(&collection, object, &w, &mut found);
             warnings.extend(found);
-            Ok(call.answer(&out, 201, created?))
+            Ok(call.answer_stored(&out, 201, created?))
         }
         Verb::Update => {
             require_name(&t)?;
@@ -244,7 +244,7 @@ pub(super) async fn serve(
             let written = state.write(&t, Change::Replace(object), &w, &mut found);
             warnings.extend(found);
             let (code, object) = written?;
-            Ok(call.answer(&out, code, object))
+            Ok(call.answer_stored(&out, code, object))
         }
         Verb::Patch => {
             let patch = media::patch_type(&call.content_type(), builtin)?;
@@ -275,7 +275,7 @@ pub(super) async fn serve(
             let written = inner.lock().write(&t, change, &w, &mut found);
             warnings.extend(found);
             let (code, object) = written?;
-            Ok(call.answer(&out, code, object))
+            Ok(call.answer_stored(&out, code, object))
         }
         Verb::Delete => {
             let out = output()?;

@@ -148,6 +148,22 @@ impl State {
         Ok(presented)
     }
 
+    /// A stored object at the request's version: shared with the store when that is its
+    /// version (storage already gave it Go's numbers), otherwise [`State::present`]ed.
+    pub(super) fn present_stored(
+        &self,
+        t: &Target,
+        stored: &Arc<Value>,
+    ) -> Result<Arc<Value>, ApiError> {
+        match self.entry(t).converted(stored, &t.version)? {
+            Cow::Borrowed(_) => Ok(stored.clone()),
+            Cow::Owned(mut presented) => {
+                kubegen_go::json::through_storage(&mut presented);
+                Ok(Arc::new(presented))
+            }
+        }
+    }
+
     /// A written object (at the request's version) as it is stored: converted, and pruned
     /// with the storage version's schema (which also drops what a mutating webhook added
     /// that the schema does not declare).

@@ -120,7 +120,7 @@ impl State {
             .objects
             .get(&self.key(t, meta_str(&updated, "name").unwrap_or("")))
             .cloned()
-            .unwrap_or_else(|| Arc::new(updated));
+            .unwrap_or(updated);
         self.scale_of(t, &self.present(t, &stored)?)
     }
 }

@@ -12,7 +12,7 @@ impl State {
         body: Value,
         w: &WriteOptions,
         warnings: &mut Vec<String>,
-    ) -> Result<Value, ApiError> {
+    ) -> Result<Arc<Value>, ApiError> {
         self.create_object(t, body, w, None, warnings)
     }
 
@@ -26,7 +26,7 @@ impl State {
         w: &WriteOptions,
         applied: Option<Value>,
         warnings: &mut Vec<String>,
-    ) -> Result<Value, ApiError> {
+    ) -> Result<Arc<Value>, ApiError> {
         let services = self.is_service(t).then(|| self.services.clone());
         let created = self.create_unallocated(t, body, w, applied, warnings);
         if let Some(services) = services
@@ -44,7 +44,7 @@ impl State {
         w: &WriteOptions,
         applied: Option<Value>,
         warnings: &mut Vec<String>,
-    ) -> Result<Value, ApiError> {
+    ) -> Result<Arc<Value>, ApiError> {
         if !body.is_object() {
             return Err(ApiError::bad_request("the body must be a JSON object"));
         }
@@ -160,7 +160,7 @@ impl State {
             return Err(error);
         }
         if w.dry_run {
-            return self.present(t, &body);
+            return self.present(t, &body).map(Arc::new);
         }
         // The storage refuses a create that names a resourceVersion (a number other than 0;
         // anything else is ignored). An apply that creates is an update to storage.
@@ -174,7 +174,7 @@ impl State {
         let mut stored = self.to_storage(t, body)?;
         self.fit_storage(&key, &mut stored, None, applied_create.is_none())?;
         let stored = self.commit(key, stored, None);
-        self.present(t, &stored)
+        self.present_stored(t, &stored)
     }
 
     /// Applies a write to an existing object (or creates it, for apply).
@@ -184,7 +184,7 @@ impl State {
         change: Change,
         w: &WriteOptions,
         warnings: &mut Vec<String>,
-    ) -> Result<(u16, Value), ApiError> {
+    ) -> Result<(u16, Arc<Value>), ApiError> {
         self.write_change(t, change, w, warnings, None)
     }
 
@@ -197,7 +197,7 @@ impl State {
         w: &WriteOptions,
         warnings: &mut Vec<String>,
         preset: Option<Value>,
-    ) -> Result<(u16, Value), ApiError> {
+    ) -> Result<(u16, Arc<Value>), ApiError> {
         let name = self.name(t)?.to_owned();
         let key = self.key(t, &name);
         if let Change::Replace(body) = &change
@@ -205,8 +205,9 @@ impl State {
         {
             self.check_update_body(t, &name, body)?;
         }
+        // The stored object, shared: the write reads it and makes a new one.
         let existing = match self.objects.get(&key) {
-            Some(o) => self.present(t, o)?,
+            Some(o) => self.present_stored(t, o)?,
             None => {
                 return match change {
                     Change::Apply(applied, duplicates) if t.subresource.is_none() => {
@@ -232,8 +233,8 @@ impl State {
         };
         if t.subresource.as_deref() == Some("scale") {
             return self
-                .write_scale(t, existing, change, w, warnings)
-                .map(|v| (200, v));
+                .write_scale(t, Arc::unwrap_or_clone(existing), change, w, warnings)
+                .map(|v| (200, Arc::new(v)));
         }
         let status_only = t.subresource.as_deref() == Some("status");
         let finalize = t.subresource.as_deref() == Some("finalize");
@@ -254,7 +255,7 @@ impl State {
                 (body, false)
             }
             Change::MergePatch(patch, complaints) => {
-                let mut doc = existing.clone();
+                let mut doc = Value::clone(&existing);
                 crate::testing::jsonpatch::merge(&mut doc, &patch);
                 warnings.extend(self.decode_patched(t, &mut doc, &complaints, w, None)?);
                 (doc, false)
@@ -269,7 +270,7 @@ impl State {
                 (doc, false)
             }
             Change::JsonPatch(patch, complaints) => {
-                let mut doc = existing.clone();
+                let mut doc = Value::clone(&existing);
                 patch
                     .apply(&mut doc)
                     .map_err(|_| ApiError::patch_not_applicable())?;
@@ -396,7 +397,7 @@ impl State {
         let finalizers_done = self.deleted_by_update(t, &existing, &result);
         if w.dry_run {
             kubegen_go::json::through_storage(&mut result);
-            return Ok((200, result));
+            return Ok((200, Arc::new(result)));
         }
         if finalizers_done {
             // The apiserver deletes the stored object rather than storing the update: watchers
@@ -407,7 +408,7 @@ impl State {
             {
                 self.services.release(&removed);
             }
-            return Ok((200, self.present(t, &result)?));
+            return Ok((200, Arc::new(self.present(t, &result)?)));
         }
         let mut stored = self.to_storage(t, result)?;
         self.fit_storage(&key, &mut stored, Some(&current_rv), !applied)?;
@@ -416,7 +417,7 @@ impl State {
         if let Some(services) = allocated {
             self.services = services;
         }
-        Ok((200, self.present(t, &stored)?))
+        Ok((200, self.present_stored(t, &stored)?))
     }
 }
 

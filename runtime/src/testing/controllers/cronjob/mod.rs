@@ -307,7 +307,7 @@ fn sync_cron_job(
                 "SuccessfulCreate",
                 &format!("Created job {job_name}"),
             );
-            created
+            Arc::unwrap_or_clone(created)
         }
         Err(e) if crate::testing::controllers::job::namespace_terminating(&e) => {
             return (None, changed, Some(e.into()));

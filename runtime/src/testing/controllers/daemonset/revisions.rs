@@ -78,6 +78,7 @@ pub(super) fn construct(
             revision = cx
                 .api
                 .update(CONTROLLER_REVISIONS, namespace, &name, &revision)
+                .map(Arc::unwrap_or_clone)
                 .map_err(|e| e.message)?;
         }
         if data_bytes(&revision) == patch {
@@ -109,7 +110,7 @@ fn snapshot(cx: &mut Cx<'_>, ds: &Value, revision: i64) -> Result<Value, String>
     let owner_ref = controller_ref(ds, API_VERSION, KIND);
     let body = history::new_revision(ds, owner_ref, &name, (HASH_LABEL, &hash), revision);
     let refused = match cx.api.create(CONTROLLER_REVISIONS, namespace, &body) {
-        Ok(created) => return Ok(created),
+        Ok(created) => return Ok(Arc::unwrap_or_clone(created)),
         Err(e) if e.is_already_exists() => e,
         Err(e) => return Err(e.message),
     };

@@ -137,7 +137,8 @@ impl Rollout<'_, '_> {
                 meta(&rs, "namespace").to_owned(),
                 meta(&rs, "name").to_owned(),
             );
-            return Ok(self.cx.api.update(REPLICA_SETS, &namespace, &name, &rs)?);
+            let updated = self.cx.api.update(REPLICA_SETS, &namespace, &name, &rs)?;
+            return Ok(Arc::unwrap_or_clone(updated));
         }
         let revision = rs["metadata"]["annotations"][REVISION]
             .as_str()
@@ -221,7 +222,7 @@ impl Rollout<'_, '_> {
         if needs_update {
             self.update_status()?;
         }
-        Ok(Some(created))
+        Ok(Some(Arc::unwrap_or_clone(created)))
     }
 
     /// The new ReplicaSet's name is taken: it is the new ReplicaSet if the Deployment
@@ -387,7 +388,7 @@ impl Rollout<'_, '_> {
             );
             self.event(EventType::Normal, "ScalingReplicaSet", &message);
         }
-        Ok((resize, written))
+        Ok((resize, Arc::unwrap_or_clone(written)))
     }
 
     /// `cleanupDeployment`: the oldest old ReplicaSets past `revisionHistoryLimit` deleted,

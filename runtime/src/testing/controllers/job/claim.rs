@@ -86,7 +86,7 @@ fn adopt(cx: &mut Cx<'_>, job: &Job, pod: &Value) -> Result<Option<Value>, Refus
         .api
         .patch(PODS, namespace, name, None, Patch::Strategic, &patch)
     {
-        Ok(adopted) => Ok(Some(adopted)),
+        Ok(adopted) => Ok(Some(Arc::unwrap_or_clone(adopted))),
         Err(e) if e.is_not_found() => Ok(None),
         Err(e) => Err(e),
     }

@@ -6,6 +6,7 @@
 //! `Failed`.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 
@@ -274,7 +275,7 @@ pub(super) fn write_status(cx: &mut Cx<'_>, job: &mut Job) -> Result<(), SyncErr
     let stored = cx
         .api
         .update_status(JOBS, job.namespace(), job.name(), &job.0)?;
-    job.0 = stored;
+    job.0 = Arc::unwrap_or_clone(stored);
     Ok(())
 }
 

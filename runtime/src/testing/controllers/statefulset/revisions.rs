@@ -4,6 +4,7 @@
 //! deleted past `revisionHistoryLimit`.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 
@@ -54,7 +55,7 @@ fn create(
         );
         candidate["metadata"]["name"] = json!(name);
         match cx.api.create(CONTROLLER_REVISIONS, namespace, &candidate) {
-            Ok(created) => return Ok(created),
+            Ok(created) => return Ok(Arc::unwrap_or_clone(created)),
             Err(e) if e.is_already_exists() => {
                 let Some(existing) = cx.api.get_owned(CONTROLLER_REVISIONS, namespace, &name)
                 else {
