@@ -159,13 +159,13 @@ impl State {
         let (name, key, existing) = self.stored(t)?;
         self.check_delete_preconditions(t, &name, &existing, options)?;
         let mut grace = options["gracePeriodSeconds"].as_i64();
-        let mut object = existing.clone();
+        let mut object = Value::clone(&existing);
         let verdict = self.before_delete(t, &mut object, &mut grace);
         if verdict == Grace::Pending {
             // Finalizers cannot be changed by a DELETE while a graceful one is pending.
             return Ok(Deletion::Terminating(self.present(t, &existing)?));
         }
-        let old_object = self.present(t, &existing)?;
+        let old_object = self.present_stored(t, &existing)?;
         let review = admission::Review::delete(&old_object, w, options);
         self.validating_admission(t, &review, warnings)?;
         if self.is_namespace(t)
@@ -195,7 +195,7 @@ impl State {
                 }
                 // The storage writes nothing when nothing changed.
                 let stored = self.objects.get(&key).cloned();
-                let stored = match (object == existing, stored) {
+                let stored = match (object == *existing, stored) {
                     (true, Some(stored)) => stored,
                     (_, stored) => self.commit(key.clone(), object, stored),
                 };
@@ -211,7 +211,7 @@ impl State {
         }
         let removed = match self.remove(key) {
             Some(removed) => removed,
-            None => deleted.unwrap_or_else(|| Arc::new(existing)),
+            None => deleted.unwrap_or(existing),
         };
         if self.is_service(t) {
             self.services.release(&removed);

@@ -429,12 +429,13 @@ impl State {
             .position(|k| k.group.is_empty() && k.plural == plural)
     }
 
-    /// The object `t` names, with its name and key, as stored; the kind's 404 otherwise.
-    fn stored(&self, t: &Target) -> Result<(String, Key, Value), ApiError> {
+    /// The object `t` names, with its name and key, as stored (shared); the kind's 404
+    /// otherwise.
+    fn stored(&self, t: &Target) -> Result<(String, Key, Arc<Value>), ApiError> {
         let name = self.name(t)?.to_owned();
         let key = self.key(t, &name);
         match self.objects.get(&key) {
-            Some(object) => Ok((name, key, Value::clone(object))),
+            Some(object) => Ok((name, key, object.clone())),
             None => Err(self.not_found(t, &name)),
         }
     }

@@ -145,7 +145,7 @@ impl State {
         let old_object = self.present(t, &existing)?;
         let review = admission::Review::delete(&old_object, w, options);
         self.validating_admission(t, &review, warnings)?;
-        let mut marked = existing.clone();
+        let mut marked = Value::clone(&existing);
         marked["metadata"]["deletionTimestamp"] = json!(self.clock.rfc3339());
         marked["status"]["phase"] = json!("Terminating");
         propagation_finalizers(&mut marked, options);
