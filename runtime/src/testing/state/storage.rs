@@ -53,14 +53,14 @@ pub(super) fn check(
     revision: u64,
     update: bool,
 ) -> Result<(), ApiError> {
-    // Most objects are far under the limits even at the longest their JSON could be; only
-    // the others are written out to measure.
-    let most = transaction(key.len(), longest_json(object) + 1, revision, update);
-    if most <= MAX_SEND_BYTES && field(most) + RAFT_HEADER_BYTES <= MAX_REQUEST_BYTES {
-        return Ok(());
-    }
-    let value = stored_len(object);
-    let size = transaction(key.len(), value, revision, update);
+    // Most objects fit even at the longest their JSON could be; only the others are written
+    // out to measure.
+    let size = |value| transaction(key.len(), value, revision, update);
+    fits(size(longest_json(object) + 1)).or_else(|_| fits(size(stored_len(object))))
+}
+
+/// Whether a transaction of `size` bytes gets through the apiserver's etcd client and etcd.
+fn fits(size: usize) -> Result<(), ApiError> {
     if size > MAX_SEND_BYTES {
         return Err(ApiError::internal(format!(
             "rpc error: code = ResourceExhausted desc = trying to send message larger than max ({size} vs. {MAX_SEND_BYTES})"

@@ -68,7 +68,7 @@ impl Run for CronJobs {
 
     fn sync(&mut self, cron_key: &str, cx: &mut Cx<'_>) -> Result<Outcome, SyncError> {
         let (namespace, name) = split_key(cron_key);
-        let Some(stored) = cx.api.get(CRON_JOBS, namespace, name) else {
+        let Some(mut cron_job) = cx.api.get_owned(CRON_JOBS, namespace, name) else {
             return Ok(Outcome::Done);
         };
         // Every Job whose controller reference names the CronJob (by name alone).
@@ -79,7 +79,6 @@ impl Run for CronJobs {
             .filter(|j| controller_ref(j).is_some_and(|r| r["name"] == name))
             .map(Arc::unwrap_or_clone)
             .collect();
-        let mut cron_job = Arc::unwrap_or_clone(stored);
         let cleaned = cleanup_finished(cx, &mut cron_job, &jobs);
         let (requeue, synced, error) = sync_cron_job(cx, &mut cron_job, &jobs);
         if cleaned || synced {

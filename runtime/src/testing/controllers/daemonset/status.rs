@@ -129,8 +129,7 @@ fn store(
         if attempt == 0 {
             body = cx
                 .api
-                .get(DAEMON_SETS, namespace, name)
-                .map(Arc::unwrap_or_clone)
+                .get_owned(DAEMON_SETS, namespace, name)
                 .ok_or_else(|| format!("daemonsets.apps {name:?} not found"))?;
         }
     }
