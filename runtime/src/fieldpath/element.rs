@@ -56,7 +56,12 @@ impl PathElement {
     /// The `FieldsV1` key for this element: `f:name`, `k:{...}`, `v:...` or `i:N`.
     pub fn to_fields_v1_key(&self) -> String {
         match self {
-            PathElement::Field(name) => format!("f:{name}"),
+            PathElement::Field(name) => {
+                let mut out = String::with_capacity(name.len() + 2);
+                out.push_str("f:");
+                out.push_str(name);
+                out
+            }
             PathElement::Key(fields) => {
                 let mut out = String::from("k:{");
                 for (i, (name, v)) in fields.iter().enumerate() {

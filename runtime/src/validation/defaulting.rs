@@ -4,6 +4,8 @@
 
 use serde_json::Value;
 
+use crate::validation::decode::coerce::is_container;
+
 /// Removes `null` members whose schema is not nullable (the apiserver does this before
 /// defaulting, so a defaulted field sent as null gets its default).
 pub fn drop_nulls(schema: &Value, value: &mut Value) {
@@ -20,12 +22,17 @@ pub fn drop_nulls(schema: &Value, value: &mut Value) {
     };
     let properties = node.get("properties").and_then(Value::as_object);
     let additional = node.get("additionalProperties");
-    fields.retain(|name, v| {
-        let child = properties.and_then(|p| p.get(name)).or(additional);
-        !(v.is_null() && child.is_some_and(|c| c.get("nullable") != Some(&Value::Bool(true))))
-    });
+    let schema_of = |name: &str| properties.and_then(|p| p.get(name)).or(additional);
+    if fields.values().any(Value::is_null) {
+        fields.retain(|name, v| {
+            let child = schema_of(name);
+            !(v.is_null() && child.is_some_and(|c| c.get("nullable") != Some(&Value::Bool(true))))
+        });
+    }
     for (name, v) in fields.iter_mut() {
-        if let Some(child) = properties.and_then(|p| p.get(name)).or(additional) {
+        if is_container(v)
+            && let Some(child) = schema_of(name)
+        {
             drop_nulls(child, v);
         }
     }
@@ -39,12 +46,14 @@ pub fn apply_defaults(schema: &Value, value: &mut Value) {
         Value::Object(fields) => {
             if let Some(Value::Object(properties)) = node.get("properties") {
                 for (name, child) in properties {
-                    if !fields.contains_key(name)
-                        && let Some(default) = child.get("default")
-                    {
-                        fields.insert(name.clone(), default.clone());
-                    }
-                    if let Some(v) = fields.get_mut(name) {
+                    let v = match fields.get_mut(name) {
+                        Some(v) => v,
+                        None => match child.get("default") {
+                            Some(default) => fields.entry(name.clone()).or_insert(default.clone()),
+                            None => continue,
+                        },
+                    };
+                    if is_container(v) {
                         apply_defaults(child, v);
                     }
                 }
@@ -52,12 +61,16 @@ pub fn apply_defaults(schema: &Value, value: &mut Value) {
             if let Some(additional @ Value::Object(_)) = node.get("additionalProperties") {
                 fields
                     .values_mut()
+                    .filter(|v| is_container(v))
                     .for_each(|v| apply_defaults(additional, v));
             }
         }
         Value::Array(items) => {
             if let Some(item) = node.get("items") {
-                items.iter_mut().for_each(|i| apply_defaults(item, i));
+                items
+                    .iter_mut()
+                    .filter(|v| is_container(v))
+                    .for_each(|i| apply_defaults(item, i));
             }
         }
         _ => {}

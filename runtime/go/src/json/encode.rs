@@ -97,22 +97,35 @@ pub(crate) fn write_string(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
     let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, c) in s.char_indices() {
-        let escape: Option<&[u8]> = match c {
-            '"' => Some(br#"\""#),
-            '\\' => Some(br"\\"),
-            '\u{8}' => Some(br"\b"),
-            '\u{c}' => Some(br"\f"),
-            '\n' => Some(br"\n"),
-            '\r' => Some(br"\r"),
-            '\t' => Some(br"\t"),
-            '\u{0}'..='\u{1f}' | '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => Some(b""),
-            _ => None,
+    let mut i = 0;
+    // Byte by byte: everything Go escapes is ASCII but U+2028 and U+2029 (E2 80 A8, E2 80 A9).
+    while i < bytes.len() {
+        let b = bytes[i];
+        let (escape, len): (&[u8], usize) = match b {
+            b'"' => (br#"\""#, 1),
+            b'\\' => (br"\\", 1),
+            0x08 => (br"\b", 1),
+            0x0c => (br"\f", 1),
+            b'\n' => (br"\n", 1),
+            b'\r' => (br"\r", 1),
+            b'\t' => (br"\t", 1),
+            0x00..=0x1f | b'<' | b'>' | b'&' => (b"", 1),
+            0xe2 if bytes.get(i + 1) == Some(&0x80)
+                && matches!(bytes.get(i + 2), Some(0xa8 | 0xa9)) =>
+            {
+                (b"", 3)
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
         };
-        let Some(escape) = escape else { continue };
         out.extend_from_slice(&bytes[start..i]);
         if escape.is_empty() {
-            let code = c as u32;
+            let code = match len {
+                3 => 0x2028 + u32::from(bytes[i + 2] - 0xa8),
+                _ => u32::from(b),
+            };
             out.extend_from_slice(b"\\u");
             for shift in [12, 8, 4, 0] {
                 out.push(HEX[((code >> shift) & 0xf) as usize]);
@@ -120,7 +133,8 @@ pub(crate) fn write_string(out: &mut Vec<u8>, s: &str) {
         } else {
             out.extend_from_slice(escape);
         }
-        start = i + c.len_utf8();
+        i += len;
+        start = i;
     }
     out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
@@ -140,6 +154,18 @@ mod tests {
                 + "\u{7f}"
                 + r#"\u0001\n\"é","b":[1,-2,1.5,1e+21,"",{}],"c":{"":null,"t":true}}"#
         );
+    }
+
+    #[test]
+    fn only_u2028_and_u2029_are_escaped_beyond_ascii() {
+        let mut out = Vec::new();
+        // U+2027 (E2 80 A7), U+2028, U+2029, U+202A (E2 80 AA), the euro sign (E2 82 AC).
+        write_string(
+            &mut out,
+            "a\u{2027}\u{2028}\u{2029}\u{202a}\u{20ac}\u{1f}\u{e2}",
+        );
+        let expected = "\"a\u{2027}\\u2028\\u2029\u{202a}\u{20ac}\\u001f\u{e2}\"";
+        assert_eq!(String::from_utf8(out).unwrap(), expected);
     }
 
     #[test]

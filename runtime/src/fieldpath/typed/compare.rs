@@ -164,12 +164,12 @@ impl Walk<'_> {
         }
         for (element, (ls, rs)) in order.into_iter().zip(groups) {
             match (ls.len(), rs.len()) {
-                (0..=1, 0..=1) => errors.extend(self.item(
-                    list,
-                    &element,
-                    ls.first().copied(),
-                    rs.first().copied(),
-                )),
+                (0..=1, 0..=1) => {
+                    let (l, r) = (ls.first().copied(), rs.first().copied());
+                    if !unchanged(l, r) {
+                        errors.extend(self.item(list, &element, l, r));
+                    }
+                }
                 (2.., 2..) => {
                     let same = ls.len() == rs.len()
                         && ls.iter().zip(&rs).all(|(a, b)| value::equals(a, b));
@@ -229,12 +229,12 @@ impl Walk<'_> {
         let mut errors = ValidationErrors::default();
         let keys = union_keys(l, r);
         for key in keys {
+            let (lv, rv) = (l.and_then(|m| m.get(key)), r.and_then(|m| m.get(key)));
+            if unchanged(lv, rv) {
+                continue;
+            }
             self.path.push(PathElement::field(key));
-            let e = self.node(
-                map.entry_type(key),
-                l.and_then(|m| m.get(key)),
-                r.and_then(|m| m.get(key)),
-            );
+            let e = self.node(map.entry_type(key), lv, rv);
             if let Some(element) = self.path.pop()
                 && !e.is_empty()
             {
@@ -243,6 +243,13 @@ impl Walk<'_> {
         }
         errors
     }
+}
+
+/// Whether a member is on both sides and equal: its walk would find nothing added, removed or
+/// modified. Both objects were typed against the schema before they are compared (the field
+/// manager validates them first), so the walk would find no error in it either.
+fn unchanged(lhs: Option<&Value>, rhs: Option<&Value>) -> bool {
+    matches!((lhs, rhs), (Some(l), Some(r)) if value::equals(l, r))
 }
 
 /// The keys of either map, each once.

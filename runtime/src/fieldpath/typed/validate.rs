@@ -79,15 +79,18 @@ impl KindTypes {
         };
         let mut errors = ValidationErrors::default();
         for (key, v) in fields {
-            let element = PathElement::field(key.as_str());
             let ty = map.entry_type(key);
+            let found = match ty.is_some() {
+                true => self.validate_at(ty, v, duplicates),
+                false => ValidationErrors::one("field not declared in schema"),
+            };
+            // The path element is built only for an error: most fields have none.
+            if !found.is_empty() {
+                errors.extend(found.prefixed(&PathElement::field(key.as_str())));
+            }
             if !ty.is_some() {
-                errors.extend(
-                    ValidationErrors::one("field not declared in schema").prefixed(&element),
-                );
                 break;
             }
-            errors.extend(self.validate_at(ty, v, duplicates).prefixed(&element));
         }
         errors
     }

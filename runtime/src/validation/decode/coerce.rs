@@ -25,7 +25,7 @@ pub(crate) fn coerce(schema: Option<&Value>, object: &mut Value) -> Result<Vec<S
     pruned.sort();
     unknown.extend(pruned);
     let mut embedded = Vec::new();
-    embedded_resources(schema, object, "", &mut embedded)?;
+    embedded_resources(schema, object, &mut String::new(), &mut embedded)?;
     embedded.sort();
     unknown.extend(embedded);
     Ok(unknown)
@@ -55,31 +55,37 @@ pub(crate) fn coerce_metadata(object: &mut Value) -> Result<Vec<String>, String>
 /// resources.
 fn prune(schema: &Value, value: &mut Value, root: bool, path: &mut String, out: &mut Vec<String>) {
     let Value::Object(node) = schema else { return };
-    let keep_all = flag(node, "x-kubernetes-preserve-unknown-fields");
-    let embedded = root || flag(node, "x-kubernetes-embedded-resource");
     match value {
         Value::Object(fields) => {
+            let keep_all = flag(node, "x-kubernetes-preserve-unknown-fields");
+            let embedded = root || flag(node, "x-kubernetes-embedded-resource");
             let properties = node.get("properties").and_then(Value::as_object);
             let additional = node.get("additionalProperties").filter(|a| a.is_object());
             let meta_field = |name: &str| matches!(name, "apiVersion" | "kind" | "metadata");
-            fields.retain(|name, _| {
-                let known = keep_all
+            let known = |name: &str| {
+                keep_all
                     || additional.is_some()
                     || properties.is_some_and(|p| p.contains_key(name))
-                    || (embedded && meta_field(name));
-                if !known {
-                    out.push(join(path, name));
-                }
-                known
-            });
+                    || (embedded && meta_field(name))
+            };
+            // Most objects hold only declared fields: look before rebuilding the map.
+            if !fields.keys().all(|name| known(name)) {
+                fields.retain(|name, _| {
+                    let known = known(name);
+                    if !known {
+                        out.push(join(path, name));
+                    }
+                    known
+                });
+            }
             for (name, v) in fields.iter_mut() {
                 // ObjectMeta has its own rules; the CRD schema only says `type: object`.
-                if embedded && meta_field(name) {
+                if !is_container(v) || (embedded && meta_field(name)) {
                     continue;
                 }
                 if let Some(child) = properties.and_then(|p| p.get(name)).or(additional) {
                     let len = path.len();
-                    *path = join(path, name);
+                    push_field(path, name);
                     prune(child, v, false, path, out);
                     path.truncate(len);
                 }
@@ -88,8 +94,11 @@ fn prune(schema: &Value, value: &mut Value, root: bool, path: &mut String, out: 
         Value::Array(items) => {
             if let Some(item) = node.get("items") {
                 for (i, v) in items.iter_mut().enumerate() {
+                    if !is_container(v) {
+                        continue;
+                    }
                     let len = path.len();
-                    path.push_str(&format!("[{i}]"));
+                    push_index(path, i);
                     prune(item, v, false, path, out);
                     path.truncate(len);
                 }
@@ -103,7 +112,7 @@ fn prune(schema: &Value, value: &mut Value, root: bool, path: &mut String, out: 
 fn embedded_resources(
     schema: &Value,
     value: &mut Value,
-    path: &str,
+    path: &mut String,
     out: &mut Vec<String>,
 ) -> Result<(), String> {
     let Value::Object(node) = schema else {
@@ -139,8 +148,14 @@ fn embedded_resources(
             let properties = node.get("properties").and_then(Value::as_object);
             let additional = node.get("additionalProperties").filter(|a| a.is_object());
             for (name, v) in fields.iter_mut() {
+                if !is_container(v) {
+                    continue;
+                }
                 if let Some(child) = properties.and_then(|p| p.get(name)).or(additional) {
-                    embedded_resources(child, v, &join(path, name), out)?;
+                    let len = path.len();
+                    push_field(path, name);
+                    embedded_resources(child, v, path, out)?;
+                    path.truncate(len);
                 }
             }
             Ok(())
@@ -148,13 +163,38 @@ fn embedded_resources(
         Value::Array(items) => {
             if let Some(item) = node.get("items") {
                 for (i, v) in items.iter_mut().enumerate() {
-                    embedded_resources(item, v, &format!("{path}[{i}]"), out)?;
+                    if !is_container(v) {
+                        continue;
+                    }
+                    let len = path.len();
+                    push_index(path, i);
+                    embedded_resources(item, v, path, out)?;
+                    path.truncate(len);
                 }
             }
             Ok(())
         }
         _ => Ok(()),
     }
+}
+
+/// Whether a walk along the schema has anything to do below `value` (a scalar has no fields).
+pub(crate) fn is_container(value: &Value) -> bool {
+    matches!(value, Value::Object(_) | Value::Array(_))
+}
+
+/// `path` extended by the field `key`, in place (`spec` → `spec.ports`).
+fn push_field(path: &mut String, key: &str) {
+    if !path.is_empty() {
+        path.push('.');
+    }
+    path.push_str(key);
+}
+
+/// `path` extended by the index `i`, in place (`spec.ports` → `spec.ports[0]`).
+fn push_index(path: &mut String, i: usize) {
+    use std::fmt::Write as _;
+    let _ = write!(path, "[{i}]");
 }
 
 fn join(path: &str, key: &str) -> String {

@@ -22,6 +22,8 @@ mod observed;
 
 use serde_json::{Map, Value};
 
+use crate::validation::decode::coerce::is_container;
+
 /// Defaults `object`, a `group/version` `kind` as the request sent it, as the apiserver's
 /// decoder does before anything else sees it. The OpenAPI zero values (struct fields Go
 /// always writes) are already in place.
@@ -78,20 +80,25 @@ pub(crate) fn zero_values(schema: &Value, object: &mut Value) {
                     let Some(default) = property.get("default") else {
                         continue;
                     };
-                    let slot = fields.entry(name.clone()).or_insert(Value::Null);
-                    if slot.is_null() {
-                        *slot = default.clone();
+                    match fields.get_mut(name) {
+                        Some(slot) if !slot.is_null() => {}
+                        Some(slot) => *slot = default.clone(),
+                        None => {
+                            fields.insert(name.clone(), default.clone());
+                        }
                     }
                 }
                 for (name, value) in fields.iter_mut() {
-                    if let Some(property) = properties.get(name) {
+                    if is_container(value)
+                        && let Some(property) = properties.get(name)
+                    {
                         zero_values(property, value);
                     }
                 }
             }
             if let Some(values) = schema.get("additionalProperties").filter(|s| s.is_object()) {
                 for (name, value) in fields.iter_mut() {
-                    if properties.is_none_or(|p| !p.contains_key(name)) {
+                    if is_container(value) && properties.is_none_or(|p| !p.contains_key(name)) {
                         zero_values(values, value);
                     }
                 }
@@ -99,7 +106,7 @@ pub(crate) fn zero_values(schema: &Value, object: &mut Value) {
         }
         Value::Array(items) => {
             if let Some(item) = schema.get("items") {
-                for value in items {
+                for value in items.iter_mut().filter(|v| is_container(v)) {
                     zero_values(item, value);
                 }
             }

@@ -86,7 +86,9 @@ impl Rollout<'_, '_> {
         create: bool,
     ) -> Result<(Option<Value>, Vec<Value>)> {
         rs_list.sort_by(by_creation);
-        let existing = self.find_new_replica_set(&rs_list).cloned();
+        let existing = self
+            .find_new_replica_set(&rs_list)
+            .map(|at| rs_list.remove(at));
         let old: Vec<Value> = rs_list
             .into_iter()
             .filter(|rs| {
@@ -99,13 +101,13 @@ impl Rollout<'_, '_> {
         Ok((new_rs, old))
     }
 
-    /// `FindNewReplicaSet`: the oldest ReplicaSet whose template is the Deployment's
-    /// (`rs_list` sorted by creation).
-    fn find_new_replica_set<'r>(&self, rs_list: &'r [Value]) -> Option<&'r Value> {
+    /// `FindNewReplicaSet`: the index in `rs_list` (sorted by creation) of the oldest
+    /// ReplicaSet whose template is the Deployment's.
+    fn find_new_replica_set(&self, rs_list: &[Value]) -> Option<usize> {
         let template = &self.d["spec"]["template"];
         rs_list
             .iter()
-            .find(|rs| equal_ignore_hash(&rs["spec"]["template"], template))
+            .position(|rs| equal_ignore_hash(&rs["spec"]["template"], template))
     }
 
     /// `getNewReplicaSet`.

@@ -8,7 +8,7 @@
 //! the decimal number): the same shape and the same properties — stable for a template,
 //! different for another one — but other values than kube-controller-manager's.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The label the ReplicaSets and their Pods carry the hash in.
 pub(super) const HASH_LABEL: &str = "pod-template-hash";
@@ -95,29 +95,61 @@ pub(super) fn replica_set_name(deployment: &str, hash: &str) -> String {
 
 /// `EqualIgnoreHash`: the templates are semantically equal once the hash label is gone.
 pub(super) fn equal_ignore_hash(a: &Value, b: &Value) -> bool {
-    let strip = |t: &Value| {
-        let mut t = t.clone();
-        if let Some(labels) = t["metadata"]["labels"].as_object_mut() {
-            labels.remove(HASH_LABEL);
-        }
-        t
+    semantic_eq_except(a, b, &["metadata", "labels", HASH_LABEL])
+}
+
+/// [`semantic_eq`] with the member at the path `skip` taken out of both sides, without
+/// copying them. On the way to it, a missing or `null` object counts as an empty one.
+fn semantic_eq_except(a: &Value, b: &Value, skip: &[&str]) -> bool {
+    let Some((first, rest)) = skip.split_first() else {
+        return semantic_eq(a, b);
     };
-    semantic_eq(&strip(a), &strip(b))
+    let empty = Map::new();
+    let (Some(x), Some(y)) = (object_or_null(a, &empty), object_or_null(b, &empty)) else {
+        return semantic_eq(a, b);
+    };
+    x.iter().all(|(k, v)| match k == *first {
+        true => rest.is_empty() || semantic_eq_except(v, member(y, k), rest),
+        false => semantic_eq(v, member(y, k)),
+    }) && y.iter().all(|(k, v)| match k == *first {
+        true => rest.is_empty() || x.contains_key(k) || semantic_eq_except(&Value::Null, v, rest),
+        false => x.contains_key(k) || blank(v),
+    })
+}
+
+/// The member `k` of `m`, `null` when missing.
+fn member<'a>(m: &'a Map<String, Value>, k: &str) -> &'a Value {
+    m.get(k).unwrap_or(&Value::Null)
+}
+
+/// `v`'s members, `empty` for `null`, or `None` when `v` is neither an object nor `null`.
+fn object_or_null<'a>(
+    v: &'a Value,
+    empty: &'a Map<String, Value>,
+) -> Option<&'a Map<String, Value>> {
+    match v {
+        Value::Object(m) => Some(m),
+        Value::Null => Some(empty),
+        _ => None,
+    }
+}
+
+/// Go's nil or empty: `null`, an empty list, an empty map.
+fn blank(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Array(a) => a.is_empty(),
+        Value::Object(m) => m.is_empty(),
+        _ => false,
+    }
 }
 
 /// `apiequality.Semantic.DeepEqual` on JSON: an absent field, `null`, an empty list and an
 /// empty map are the same (Go's nil and empty slices and maps, and omitted fields).
 fn semantic_eq(a: &Value, b: &Value) -> bool {
-    let blank = |v: &Value| match v {
-        Value::Null => true,
-        Value::Array(a) => a.is_empty(),
-        Value::Object(m) => m.is_empty(),
-        _ => false,
-    };
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
-            x.iter()
-                .all(|(k, v)| semantic_eq(v, y.get(k).unwrap_or(&Value::Null)))
+            x.iter().all(|(k, v)| semantic_eq(v, member(y, k)))
                 && y.iter().all(|(k, v)| x.contains_key(k) || blank(v))
         }
         (Value::Array(x), Value::Array(y)) => {
@@ -154,6 +186,22 @@ mod tests {
         assert!(equal_ignore_hash(&a, &b));
         let c = json!({"metadata": {"labels": {"app": "api"}}, "spec": {}});
         assert!(!equal_ignore_hash(&a, &c));
+        // Missing, null and hash-only metadata and labels are all the same blank.
+        let only_hash = json!({"metadata": {"labels": {"pod-template-hash": "abc"}}});
+        for blank in [
+            json!({}),
+            json!({"metadata": null}),
+            json!({"metadata": {"labels": null}}),
+            json!({"metadata": {"labels": {}, "annotations": {}}}),
+        ] {
+            assert!(equal_ignore_hash(&only_hash, &blank), "{blank}");
+            assert!(equal_ignore_hash(&blank, &only_hash), "{blank}");
+        }
+        let labelled = json!({"metadata": {"labels": {"app": ""}}});
+        assert!(!equal_ignore_hash(&labelled, &json!({})));
+        assert!(!equal_ignore_hash(&json!({}), &labelled));
+        let annotated = json!({"metadata": {"annotations": {"a": "b"}}});
+        assert!(!equal_ignore_hash(&annotated, &only_hash));
         assert_eq!(replica_set_name("web", "abc"), "web-abc");
         assert_eq!(replica_set_name(&"x".repeat(260), "abcde").len(), 253);
     }
