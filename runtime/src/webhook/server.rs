@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use http::{Method, Request, Response, StatusCode, header};
-use http_body_util::{BodyExt, LengthLimitError, Limited};
+use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
@@ -291,12 +291,26 @@ async fn read_body(request: Request<Incoming>, limit: usize) -> Result<bytes::By
         }
         return Err(too_large());
     }
-    match Limited::new(request.into_body(), limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
-        Err(error) => Err(HttpError::new(
-            StatusCode::BAD_REQUEST,
-            format!("reading the request body: {error}"),
-        )),
+    let mut body = request.into_body();
+    let mut read = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|error| {
+            HttpError::new(
+                StatusCode::BAD_REQUEST,
+                format!("reading the request body: {error}"),
+            )
+        })?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        if read.len() + data.len() > limit {
+            // Without a length the client is still writing: read a little further and drop
+            // it, as above, so that it gets the 413 rather than a connection reset.
+            let drain = Limited::new(body, OVER_LIMIT_DRAIN).collect();
+            let _ = tokio::time::timeout(OVER_LIMIT_DRAIN_TIME, drain).await;
+            return Err(too_large());
+        }
+        read.extend_from_slice(&data);
     }
+    Ok(bytes::Bytes::from(read))
 }
