@@ -93,7 +93,26 @@ fn write_number(out: &mut Vec<u8>, n: &Number) {
 }
 
 /// A string as Go's encoder quotes it with HTML escaping on.
+/// The bytes [`write_string`] looks at: what Go escapes, and the first byte of U+2028 and
+/// U+2029.
+const NOTED: [bool; 256] = {
+    let mut noted = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        noted[b] = true;
+        b += 1;
+    }
+    let mut i = 0;
+    let others = *b"\"\\<>&\xe2";
+    while i < others.len() {
+        noted[others[i] as usize] = true;
+        i += 1;
+    }
+    noted
+};
+
 pub(crate) fn write_string(out: &mut Vec<u8>, s: &str) {
+    out.reserve(s.len() + 2);
     out.push(b'"');
     let bytes = s.as_bytes();
     let mut start = 0;
@@ -101,6 +120,10 @@ pub(crate) fn write_string(out: &mut Vec<u8>, s: &str) {
     // Byte by byte: everything Go escapes is ASCII but U+2028 and U+2029 (E2 80 A8, E2 80 A9).
     while i < bytes.len() {
         let b = bytes[i];
+        if !NOTED[usize::from(b)] {
+            i += 1;
+            continue;
+        }
         let (escape, len): (&[u8], usize) = match b {
             b'"' => (br#"\""#, 1),
             b'\\' => (br"\\", 1),

@@ -35,8 +35,9 @@ enum GcPolicy {
 
 /// What a DELETE did to one object.
 pub(super) enum Deletion {
-    /// Removed; its last state.
-    Gone(Value),
+    /// Removed; its last state (shared with what watchers were sent, when it is shown at its
+    /// storage version).
+    Gone(Arc<Value>),
     /// Marked for deletion and held by finalizers or a grace period; its state now.
     Terminating(Value),
 }
@@ -81,10 +82,10 @@ impl State {
 
     /// What a DELETE answers for an object it removed: the object for kinds whose store
     /// returns it (Pods), otherwise a `Status` naming it (`finalizeDelete`).
-    fn deleted_answer(&self, t: &Target, last: Value) -> Value {
+    fn deleted_answer(&self, t: &Target, last: Arc<Value>) -> Value {
         let e = self.entry(t);
         if self.is_graceful(t) {
-            return last;
+            return Arc::unwrap_or_clone(last);
         }
         let mut details = json!({
             "name": meta_str(&last, "name").unwrap_or(""),
@@ -189,7 +190,7 @@ impl State {
                     let answer = self.present(t, &object)?;
                     let now = verdict == Grace::Graceful && !held && grace == Some(0);
                     return Ok(match now {
-                        true => Deletion::Gone(answer),
+                        true => Deletion::Gone(Arc::new(answer)),
                         false => Deletion::Terminating(answer),
                     });
                 }
@@ -207,7 +208,7 @@ impl State {
         }
         if w.dry_run {
             let last = deleted.as_deref().unwrap_or(&existing);
-            return Ok(Deletion::Gone(self.present(t, last)?));
+            return Ok(Deletion::Gone(Arc::new(self.present(t, last)?)));
         }
         let removed = match self.remove(key) {
             Some(removed) => removed,
@@ -216,7 +217,7 @@ impl State {
         if self.is_service(t) {
             self.services.release(&removed);
         }
-        Ok(Deletion::Gone(self.present(t, &removed)?))
+        Ok(Deletion::Gone(self.present_stored(t, &removed)?))
     }
 
     /// The preconditions of a DELETE, checked before anything else (`rest.BeforeDelete`).

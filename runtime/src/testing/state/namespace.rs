@@ -129,7 +129,8 @@ impl State {
             }
             // The store's delete, which finalizers in the metadata still hold.
             return match self.delete_object(t, options, w, warnings)? {
-                Deletion::Gone(last) | Deletion::Terminating(last) => Ok(last),
+                Deletion::Gone(last) => Ok(Arc::unwrap_or_clone(last)),
+                Deletion::Terminating(last) => Ok(last),
             };
         }
         // Admission (NamespaceLifecycle first) runs inside the update, after the

@@ -2,6 +2,8 @@
 //! of its ReplicaSets and of itself, the annotations a new ReplicaSet copies from it, and the
 //! rollback the deprecated `deprecated.deployment.rollback.to` annotation asks for.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value, json};
 
 use super::strategy::max_surge;
@@ -243,10 +245,10 @@ impl Rollout<'_, '_> {
             if let Some(labels) = template["metadata"]["labels"].as_object_mut() {
                 labels.remove(HASH_LABEL);
             }
-            self.d["spec"]["template"] = template;
+            Arc::make_mut(&mut self.d)["spec"]["template"] = template;
             // SetDeploymentAnnotationsTo: the skipped annotations kept, the others the
             // ReplicaSet's.
-            let annotations = annotations(&mut self.d);
+            let annotations = annotations(Arc::make_mut(&mut self.d));
             annotations.retain(|k, _| skipped(k));
             for (k, v) in rs["metadata"]["annotations"]
                 .as_object()
@@ -275,7 +277,7 @@ impl Rollout<'_, '_> {
     /// `updateDeploymentAndClearRollbackTo`: an update of the whole Deployment without the
     /// annotation.
     fn update_and_clear_rollback_to(&mut self) -> super::Result<()> {
-        annotations(&mut self.d).remove(ROLLBACK_TO);
+        annotations(Arc::make_mut(&mut self.d)).remove(ROLLBACK_TO);
         let (namespace, name) = (self.namespace().to_owned(), self.name().to_owned());
         self.cx
             .api

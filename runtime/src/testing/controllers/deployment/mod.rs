@@ -105,7 +105,7 @@ impl Run for Deployments {
         };
         let mut rollout = Rollout {
             cx,
-            d: Arc::unwrap_or_clone(d),
+            d,
             requeue: None,
         };
         match rollout.sync_deployment() {
@@ -226,7 +226,8 @@ fn pods_by_replica_set<'r>(
 /// resourceVersion it was read with).
 struct Rollout<'c, 'x> {
     cx: &'c mut Cx<'x>,
-    d: Value,
+    /// The Deployment, shared with the store until the sync changes it.
+    d: Arc<Value>,
     /// When the progress deadline is to be checked again (`requeueStuckDeployment`).
     requeue: Option<Timestamp>,
 }
@@ -278,8 +279,7 @@ impl Rollout<'_, '_> {
             )));
         };
         let all = self.cx.api.list(REPLICA_SETS, Some(self.namespace()));
-        let owner = self.d.clone();
-        let mut claimer = Claimer::new(self.cx.api, &owner, DEPLOYMENTS, API_VERSION, KIND);
+        let mut claimer = Claimer::new(self.cx.api, &self.d, DEPLOYMENTS, API_VERSION, KIND);
         let (claimed, result) = claimer.claim(REPLICA_SETS, all, |rs| selector.matches(labels(rs)));
         result.map_err(Failure::Other)?;
         Ok(claimed.into_iter().map(Arc::unwrap_or_clone).collect())

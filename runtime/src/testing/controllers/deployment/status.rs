@@ -3,6 +3,8 @@
 //! `DeploymentStatus`, read from and written as the JSON Go writes (zero counts left out,
 //! `terminatingReplicas` kept at 0).
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value, json};
 
 use super::strategy::max_unavailable;
@@ -184,7 +186,7 @@ impl Rollout<'_, '_> {
 
     /// Replaces the Deployment's status in the sync's copy.
     pub(super) fn set_status(&mut self, status: &Status) {
-        self.d["status"] = status.to_json();
+        Arc::make_mut(&mut self.d)["status"] = status.to_json();
     }
 
     /// `calculateStatus`: the counts of the ReplicaSets (`new_rs` the updated ones), the

@@ -146,7 +146,7 @@ impl Rollout<'_, '_> {
             .as_str()
             .unwrap_or("")
             .to_owned();
-        let mut needs_update = set_deployment_revision(&mut self.d, &revision);
+        let mut needs_update = set_deployment_revision(Arc::make_mut(&mut self.d), &revision);
         if self.has_progress_deadline() && self.status().condition(PROGRESSING).is_none() {
             let message = format!("Found new replica set {:?}", meta(&rs, "name"));
             self.set_progressing("True", "FoundNewReplicaSet", message);
@@ -215,7 +215,8 @@ impl Rollout<'_, '_> {
             let message = format!("Scaled up replica set {name} from 0 to {new_replicas}");
             self.event(EventType::Normal, "ScalingReplicaSet", &message);
         }
-        let mut needs_update = set_deployment_revision(&mut self.d, &new_revision.to_string());
+        let mut needs_update =
+            set_deployment_revision(Arc::make_mut(&mut self.d), &new_revision.to_string());
         if self.has_progress_deadline() {
             let message = format!("Created new replica set {name:?}");
             self.set_progressing("True", "NewReplicaSetCreated", message);
@@ -244,7 +245,7 @@ impl Rollout<'_, '_> {
             && equal_ignore_hash(&self.d["spec"]["template"], &rs["spec"]["template"])
         {
             // Already made: Go goes on without the event and the condition.
-            if set_deployment_revision(&mut self.d, &new_revision.to_string()) {
+            if set_deployment_revision(Arc::make_mut(&mut self.d), &new_revision.to_string()) {
                 self.update_status()?;
             }
             return Ok(Some(Arc::unwrap_or_clone(rs)));
