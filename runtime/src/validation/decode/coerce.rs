@@ -39,14 +39,13 @@ pub(crate) fn prune_unreported(schema: &Value, object: &mut Value) {
 /// Only the root `metadata`'s round trip through `ObjectMeta` (all the apiserver does to an
 /// object of another kind).
 pub(crate) fn coerce_metadata(object: &mut Value) -> Result<Vec<String>, String> {
-    match object.get("metadata") {
-        Some(meta) => {
-            let decoded = objectmeta::decode(meta, "metadata")?;
-            object["metadata"] = decoded.meta;
-            Ok(decoded.unknown)
-        }
-        None => Ok(Vec::new()),
-    }
+    let Some(meta) = object.get_mut("metadata") else {
+        return Ok(Vec::new());
+    };
+    // The object is not used after an error: its metadata is taken, not copied.
+    let decoded = objectmeta::decode(meta.take(), "metadata")?;
+    *meta = decoded.meta;
+    Ok(decoded.unknown)
 }
 
 /// Removes fields the schema does not declare, recording their paths (`spec.ports[0].junk`).
@@ -133,7 +132,7 @@ fn embedded_resources(
                 }
                 if let Some(meta) = fields.get("metadata") {
                     let at = join(path, "metadata");
-                    let decoded = objectmeta::decode(meta, &at)
+                    let decoded = objectmeta::decode(meta.clone(), &at)
                         .map_err(|e| FieldError::invalid(&at, BadValue::of(meta), e).to_string())?;
                     let mut meta = decoded.meta;
                     if let Value::Object(m) = &mut meta

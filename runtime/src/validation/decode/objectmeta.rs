@@ -99,9 +99,10 @@ pub(super) struct Decoded {
     pub unknown: Vec<String>,
 }
 
-/// Decodes `value` as the `metadata` at `prefix` (`metadata`, `spec.template.metadata`).
-/// The error is Go's text for the first problem that stops the apiserver.
-pub(super) fn decode(value: &Value, prefix: &str) -> Result<Decoded, String> {
+/// Decodes `value` as the `metadata` at `prefix` (`metadata`, `spec.template.metadata`),
+/// taking its strings and values over instead of copying them. The error is Go's text for the
+/// first problem that stops the apiserver.
+pub(super) fn decode(value: Value, prefix: &str) -> Result<Decoded, String> {
     let mut d = Decoder {
         type_error: None,
         unknown: Vec::new(),
@@ -113,7 +114,7 @@ pub(super) fn decode(value: &Value, prefix: &str) -> Result<Decoded, String> {
         other => {
             return Err(format!(
                 "json: cannot unmarshal {} into Go value of type v1.ObjectMeta",
-                gojson::type_name(other)
+                gojson::type_name(&other)
             ));
         }
     };
@@ -141,17 +142,39 @@ struct Decoder<'p> {
     prefix: &'p str,
 }
 
+/// Where a field is: its struct's paths and its own name. The paths are joined only when a
+/// problem or a nested struct needs them.
+#[derive(Clone, Copy)]
+struct At<'a> {
+    /// The Go error's dotted path to the struct.
+    field_path: &'a str,
+    /// The strict decoder's path to the struct (with list indexes), for unknown fields.
+    json_path: &'a str,
+    key: &'a str,
+}
+
+impl At<'_> {
+    fn field_path(&self) -> String {
+        join(self.field_path, self.key)
+    }
+
+    fn json_path(&self) -> String {
+        join(self.json_path, self.key)
+    }
+}
+
 impl Decoder<'_> {
     /// Records encoding/json's `UnmarshalTypeError`: a number into an integer it does not
     /// fit is `number <literal>`, any other mismatch names the JSON type.
-    fn type_error(&mut self, value: &Value, owner: &str, field: &str, go_type: &str) {
+    fn type_error(&mut self, value: &Value, owner: &str, at: At<'_>, go_type: &str) {
         if self.type_error.is_none() {
             let what = match value {
                 Value::Number(n) if go_type == "int64" => format!("number {n}"),
                 other => gojson::type_name(other).to_owned(),
             };
             self.type_error = Some(format!(
-                "json: cannot unmarshal {what} into Go struct field {owner}.{field} of type {go_type}"
+                "json: cannot unmarshal {what} into Go struct field {owner}.{} of type {go_type}",
+                at.field_path()
             ));
         }
     }
@@ -161,28 +184,32 @@ impl Decoder<'_> {
     fn object(
         &mut self,
         ty: &Struct,
-        fields: &Map<String, Value>,
+        fields: Map<String, Value>,
         field_path: &str,
         json_path: &str,
     ) -> Result<Value, String> {
         let mut out = Map::new();
         // Go marshals the map with sorted keys first, so that is the decoding order.
         for (key, value) in fields {
-            let Some((_, field_ty, emit)) = ty.fields.iter().find(|(name, _, _)| name == key)
+            let Some((_, field_ty, emit)) = ty.fields.iter().find(|(name, _, _)| *name == key)
             else {
-                let path = join(json_path, key);
+                let path = join(json_path, &key);
                 self.unknown.push(format!("{}.{path}", self.prefix));
                 continue;
             };
-            let path = join(field_path, key);
-            let decoded = self.value(*field_ty, value, ty.name, &path, &join(json_path, key))?;
+            let at = At {
+                field_path,
+                json_path,
+                key: &key,
+            };
+            let decoded = self.value(*field_ty, value, ty.name, at)?;
             let keep = match (emit, &decoded) {
                 (_, None) => *emit == Emit::Always,
                 (Emit::NonEmpty, Some(v)) => !is_empty(v),
                 (_, Some(_)) => true,
             };
             if keep {
-                out.insert(key.clone(), decoded.unwrap_or(Value::Null));
+                out.insert(key, decoded.unwrap_or(Value::Null));
             }
         }
         for (name, field_ty, emit) in ty.fields {
@@ -197,25 +224,24 @@ impl Decoder<'_> {
     fn value(
         &mut self,
         ty: Ty,
-        value: &Value,
+        value: Value,
         owner: &str,
-        path: &str,
-        json_path: &str,
+        at: At<'_>,
     ) -> Result<Option<Value>, String> {
         if value.is_null() {
             return Ok(None);
         }
         let decoded = match (ty, value) {
-            (Ty::Str, Value::String(_)) | (Ty::Bool, Value::Bool(_)) | (Ty::Raw, _) => {
-                value.clone()
-            }
-            (Ty::Int64, Value::Number(n)) if n.is_i64() => value.clone(),
-            (Ty::Time, Value::String(s)) => Value::String(gotime::parse_rfc3339(s)?),
+            (Ty::Str, value @ Value::String(_))
+            | (Ty::Bool, value @ Value::Bool(_))
+            | (Ty::Raw, value) => value,
+            (Ty::Int64, Value::Number(n)) if n.is_i64() => Value::Number(n),
+            (Ty::Time, Value::String(s)) => Value::String(gotime::parse_rfc3339(&s)?),
             // metav1.Time's own UnmarshalJSON decodes a string; anything else stops decoding.
             (Ty::Time, other) => {
                 return Err(format!(
                     "json: cannot unmarshal {} into Go value of type string",
-                    gojson::type_name(other)
+                    gojson::type_name(&other)
                 ));
             }
             (Ty::StrMap, Value::Object(entries)) => {
@@ -223,39 +249,40 @@ impl Decoder<'_> {
                 for (k, v) in entries {
                     match v {
                         Value::String(_) => {
-                            out.insert(k.clone(), v.clone());
+                            out.insert(k, v);
                         }
                         Value::Null => {
-                            out.insert(k.clone(), Value::String(String::new()));
+                            out.insert(k, Value::String(String::new()));
                         }
-                        other => self.type_error(other, owner, path, "string"),
+                        other => self.type_error(&other, owner, at, "string"),
                     }
                 }
                 Value::Object(out)
             }
             (Ty::StrList, Value::Array(items)) => {
-                let mut out = Vec::new();
+                let mut out = Vec::with_capacity(items.len());
                 for item in items {
                     match item {
-                        Value::String(_) => out.push(item.clone()),
+                        Value::String(_) => out.push(item),
                         Value::Null => out.push(Value::String(String::new())),
-                        other => self.type_error(other, owner, path, "string"),
+                        other => self.type_error(&other, owner, at, "string"),
                     }
                 }
                 Value::Array(out)
             }
             (Ty::Structs(inner), Value::Array(items)) => {
-                let mut out = Vec::new();
-                for (i, item) in items.iter().enumerate() {
+                let (field_path, json_path) = (at.field_path(), at.json_path());
+                let mut out = Vec::with_capacity(items.len());
+                for (i, item) in items.into_iter().enumerate() {
                     let item_path = format!("{json_path}[{i}]");
                     match item {
                         Value::Object(fields) => {
-                            out.push(self.object(inner, fields, path, &item_path)?)
+                            out.push(self.object(inner, fields, &field_path, &item_path)?)
                         }
                         Value::Null => {
-                            out.push(self.object(inner, &Map::new(), path, &item_path)?)
+                            out.push(self.object(inner, Map::new(), &field_path, &item_path)?)
                         }
-                        other => self.type_error(other, owner, path, &format!("v1.{}", inner.name)),
+                        other => self.type_error(&other, owner, at, &format!("v1.{}", inner.name)),
                     }
                 }
                 Value::Array(out)
@@ -270,7 +297,7 @@ impl Decoder<'_> {
                     Ty::Structs(inner) => format!("[]v1.{}", inner.name),
                     Ty::Time | Ty::Raw => unreachable_type(),
                 };
-                self.type_error(other, owner, path, &go_type);
+                self.type_error(&other, owner, at, &go_type);
                 return Ok(None);
             }
         };
@@ -316,7 +343,7 @@ mod tests {
     #[test]
     fn round_trips_metadata_as_go_does() {
         let d = decode(
-            &json!({
+            json!({
                 "name": "a", "labels": {}, "annotations": {"x": null}, "finalizers": [],
                 "generation": 0, "deletionTimestamp": "2024-01-02T03:04:05.5+01:00",
                 "ownerReferences": [{"kind": "K", "controller": true, "extra": 1}],
@@ -342,7 +369,7 @@ mod tests {
     #[test]
     fn type_errors_are_worded_as_encoding_json_words_them() {
         // Observed on kube-apiserver v1.36.2.
-        let error = |v: Value| decode(&v, "metadata").err().unwrap_or_default();
+        let error = |v: Value| decode(v, "metadata").err().unwrap_or_default();
         assert_eq!(
             error(json!({"labels": ["a"]})),
             "json: cannot unmarshal array into Go struct field ObjectMeta.labels of type map[string]string"
