@@ -164,6 +164,56 @@ impl Set {
         }
     }
 
+    /// [`union`](Set::union) in place: `other`'s paths added, copying only what this set
+    /// lacks.
+    pub fn insert_all(&mut self, other: &Set) {
+        for m in &other.members {
+            if !self.members.contains(m) {
+                self.members.insert(m.clone());
+            }
+        }
+        for (e, o) in &other.children {
+            match self.children.get_mut(e) {
+                Some(child) => child.insert_all(o),
+                None => {
+                    self.children.insert(e.clone(), o.clone());
+                }
+            }
+        }
+    }
+
+    /// [`difference`](Set::difference) in place: `other`'s paths taken out, a child left
+    /// empty by it dropped.
+    pub fn remove_all(&mut self, other: &Set) {
+        for m in &other.members {
+            self.members.remove(m);
+        }
+        for (e, o) in &other.children {
+            if let Some(child) = self.children.get_mut(e) {
+                child.remove_all(o);
+                if child.is_empty() {
+                    self.children.remove(e);
+                }
+            }
+        }
+    }
+
+    /// [`recursive_difference`](Set::recursive_difference) in place.
+    pub fn remove_recursive(&mut self, other: &Set) {
+        for m in &other.members {
+            self.members.remove(m);
+            self.children.remove(m);
+        }
+        for (e, o) in &other.children {
+            if let Some(child) = self.children.get_mut(e) {
+                child.remove_recursive(o);
+                if child.is_empty() {
+                    self.children.remove(e);
+                }
+            }
+        }
+    }
+
     /// The members that have no member below them.
     pub fn leaves(&self) -> Set {
         Set {
@@ -276,6 +326,38 @@ mod tests {
             ])
         );
         assert_eq!(owned.recursive_difference(&reset), set(&[&["spec", "x"]]));
+    }
+
+    #[test]
+    fn the_in_place_operations_equal_the_copying_ones() {
+        let mut with_empty_child = set(&[&["spec", "a"]]);
+        with_empty_child.descend(&PathElement::field("status"));
+        let sets = [
+            Set::new(),
+            set(&[&["spec"], &["spec", "a"], &["spec", "b"], &["status", "x"]]),
+            set(&[&["spec", "b"], &["spec", "c"], &["metadata", "labels", "l"]]),
+            set(&[&["status"]]),
+            set(&[
+                &["spec", "a"],
+                &["spec", "b"],
+                &["status"],
+                &["status", "x", "y"],
+            ]),
+            with_empty_child,
+        ];
+        for a in &sets {
+            for b in &sets {
+                let mut union = a.clone();
+                union.insert_all(b);
+                assert_eq!(union, a.union(b), "{a:?} with {b:?}");
+                let mut difference = a.clone();
+                difference.remove_all(b);
+                assert_eq!(difference, a.difference(b), "{a:?} without {b:?}");
+                let mut recursive = a.clone();
+                recursive.remove_recursive(b);
+                assert_eq!(recursive, a.recursive_difference(b), "{a:?} without {b:?}");
+            }
+        }
     }
 
     #[test]

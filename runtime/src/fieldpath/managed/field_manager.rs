@@ -175,10 +175,10 @@ impl<'a> FieldManager<'a> {
             .map_err(|e| format!("failed to update ManagedFields: {e}"))?;
         strip(&mut managed, CURRENT_OPERATION);
         if let Some(vs) = managed.fields.remove(CURRENT_OPERATION) {
-            let set = match managed.fields.get(&id) {
-                Some(previous) => vs.set.union(&previous.set),
-                None => vs.set,
-            };
+            let mut set = vs.set;
+            if let Some(previous) = managed.fields.get(&id) {
+                set.insert_all(&previous.set);
+            }
             managed
                 .fields
                 .insert(id.clone(), VersionedSet { set, ..vs });
@@ -375,7 +375,7 @@ fn set_managed_fields(object: &mut Value, managed: &ManagedFields) {
 /// Removes fields nobody owns from `manager`'s set, and the manager when nothing is left.
 fn strip(managed: &mut ManagedFields, manager: &str) {
     if let Some(vs) = managed.fields.get_mut(manager) {
-        vs.set = vs.set.difference(&STRIP_SET);
+        vs.set.remove_all(&STRIP_SET);
         if vs.set.is_empty() {
             managed.fields.remove(manager);
         }

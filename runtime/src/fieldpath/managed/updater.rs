@@ -86,11 +86,11 @@ impl<'a> Updater<'a> {
         Ok(Some(Typed { value, schema }))
     }
 
-    fn filter(&self, version: &str, set: Set) -> Set {
-        match self.ignored.get(version) {
-            Some(ignored) => set.recursive_difference(ignored),
-            None => set,
+    fn filter(&self, version: &str, mut set: Set) -> Set {
+        if let Some(ignored) = self.ignored.get(version) {
+            set.remove_recursive(ignored);
         }
+        set
     }
 
     /// Sets collapsed where the schema made containers atomic; managers of versions that no
@@ -185,7 +185,7 @@ impl<'a> Updater<'a> {
         }
         for (manager, set) in conflicts.iter().chain(&removed) {
             if let Some(vs) = managers.get_mut(manager) {
-                vs.set = vs.set.difference(set);
+                vs.set.remove_all(set);
             }
         }
         managers.retain(|_, vs| !vs.set.is_empty());
@@ -215,10 +215,10 @@ impl<'a> Updater<'a> {
             .remove(manager)
             .map(|vs| vs.set)
             .unwrap_or_default();
-        let set = previous
-            .difference(&compare.removed)
-            .union(&compare.modified)
-            .union(&compare.added);
+        let mut set = previous;
+        set.remove_all(&compare.removed);
+        set.insert_all(&compare.modified);
+        set.insert_all(&compare.added);
         let set = self.filter(version, set);
         if !set.is_empty() {
             managers.insert(
@@ -320,7 +320,7 @@ impl<'a> Updater<'a> {
         let mut by_version: BTreeMap<&str, Set> = BTreeMap::new();
         for vs in managers.values() {
             let entry = by_version.entry(vs.api_version.as_str()).or_default();
-            *entry = entry.union(&vs.set);
+            entry.insert_all(&vs.set);
         }
         let first = by_version.remove_entry(pruned_version);
         let mut merged = Typed {

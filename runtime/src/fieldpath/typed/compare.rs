@@ -29,12 +29,11 @@ impl Comparison {
 
     /// The comparison without the paths `exclude` names, nor those below its members (how the
     /// apiserver leaves out fields a subresource resets).
-    pub fn excluding(&self, exclude: &Set) -> Comparison {
-        Comparison {
-            added: self.added.recursive_difference(exclude),
-            modified: self.modified.recursive_difference(exclude),
-            removed: self.removed.recursive_difference(exclude),
-        }
+    pub fn excluding(mut self, exclude: &Set) -> Comparison {
+        self.added.remove_recursive(exclude);
+        self.modified.remove_recursive(exclude);
+        self.removed.remove_recursive(exclude);
+        self
     }
 }
 
