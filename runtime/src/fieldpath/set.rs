@@ -188,14 +188,7 @@ impl Set {
         for m in &other.members {
             self.members.remove(m);
         }
-        for (e, o) in &other.children {
-            if let Some(child) = self.children.get_mut(e) {
-                child.remove_all(o);
-                if child.is_empty() {
-                    self.children.remove(e);
-                }
-            }
-        }
+        self.remove_below(other, Set::remove_all);
     }
 
     /// [`recursive_difference`](Set::recursive_difference) in place.
@@ -204,9 +197,14 @@ impl Set {
             self.members.remove(m);
             self.children.remove(m);
         }
+        self.remove_below(other, Set::remove_recursive);
+    }
+
+    /// `remove` applied to each child `other` has too; a child left empty is dropped.
+    fn remove_below(&mut self, other: &Set, remove: fn(&mut Set, &Set)) {
         for (e, o) in &other.children {
             if let Some(child) = self.children.get_mut(e) {
-                child.remove_recursive(o);
+                remove(child, o);
                 if child.is_empty() {
                     self.children.remove(e);
                 }
