@@ -44,7 +44,9 @@ struct Walk<'s> {
 }
 
 impl KindTypes {
-    /// Compares `lhs` (old) with `rhs` (new).
+    /// Compares `lhs` (old) with `rhs` (new). Both are expected to fit the schema
+    /// ([`KindTypes::validate`]), as structured-merge-diff's typed values always do: members
+    /// equal on both sides are not walked, so an error inside them goes unreported.
     pub fn compare(&self, lhs: &Value, rhs: &Value) -> Result<Comparison, ValidationErrors> {
         let mut w = Walk {
             schema: self,
