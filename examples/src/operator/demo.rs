@@ -160,6 +160,9 @@ pub async fn demo_as(
             .ok_or_else(|| DemoError::Timeout(format!("{leader} is one of the replicas")))?;
         let killed = running.remove(at);
         killed.task.abort();
+        // Aborting only asks: until the task is dropped, its controller may still take up
+        // what comes next. Waiting for it keeps the killed replica from reconciling weekly.
+        let _ = killed.task.await;
         let killed_at = Instant::now();
         note(format!("killed {leader} without releasing its Lease"));
         jobs.create(&cron_job("weekly", "0 3 * * 0", false)?)
