@@ -361,7 +361,7 @@ fn the_committed_table_is_what_the_apiserver_serves() {
         assert_eq!(
             committed["kubernetes"], version.git_version,
             "the table was generated from another Kubernetes version: regenerate it with \
-             runtime/src/schema/k8s_extensions/generate.py"
+             runtime/core/src/schema/k8s_extensions/generate.py"
         );
         let served = served_table(&e.client).await;
         let committed = committed["definitions"].as_object().unwrap();

@@ -205,74 +205,7 @@ pub fn from_status(status: Box<Status>) -> ClientError {
 /// The result of every typed-client call.
 pub type Result<T, E = ClientError> = std::result::Result<T, E>;
 
-/// A kind with a status subresource: implemented by the derive when `status = ...` is set,
-/// and here for every built-in kind kube-apiserver v1.36.2 serves with `/status`.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` has no status subresource",
-    label = "status methods need a status subresource",
-    note = "for your own kind, declare the status type in #[resource(..., status = \"...Status\")]; a built-in kind without this trait has no /status on kube-apiserver"
-)]
-pub trait HasStatusSubresource {}
-
-/// A kind with a scale subresource: implemented by the derive when `scale(...)` is set, and
-/// here for the built-in kinds kube-apiserver v1.36.2 serves with `/scale` (Deployment,
-/// ReplicaSet, StatefulSet, ReplicationController).
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` has no scale subresource",
-    label = "scale methods need a scale subresource",
-    note = "for your own kind, declare it in #[resource(..., scale(spec_replicas_path = ..., status_replicas_path = ...))]; a built-in kind without this trait has no /scale on kube-apiserver"
-)]
-pub trait HasScaleSubresource {}
-
-/// Implements a subresource marker for built-in kinds, which the compiler does not list
-/// when a user's own kind lacks it.
-macro_rules! builtin_subresource {
-    ($marker:ident: $($kind:ty),* $(,)?) => {
-        $(#[diagnostic::do_not_recommend] impl $marker for $kind {})*
-    };
-}
-
-// The `/status` subresources kube-apiserver v1.36.2 lists in discovery.
-builtin_subresource!(HasStatusSubresource:
-    k8s_openapi::api::core::v1::Namespace,
-    k8s_openapi::api::core::v1::Node,
-    k8s_openapi::api::core::v1::PersistentVolume,
-    k8s_openapi::api::core::v1::PersistentVolumeClaim,
-    k8s_openapi::api::core::v1::Pod,
-    k8s_openapi::api::core::v1::ReplicationController,
-    k8s_openapi::api::core::v1::ResourceQuota,
-    k8s_openapi::api::core::v1::Service,
-    k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicy,
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
-    k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService,
-    k8s_openapi::api::apps::v1::DaemonSet,
-    k8s_openapi::api::apps::v1::Deployment,
-    k8s_openapi::api::apps::v1::ReplicaSet,
-    k8s_openapi::api::apps::v1::StatefulSet,
-    k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler,
-    k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler,
-    k8s_openapi::api::batch::v1::CronJob,
-    k8s_openapi::api::batch::v1::Job,
-    k8s_openapi::api::certificates::v1::CertificateSigningRequest,
-    k8s_openapi::api::flowcontrol::v1::FlowSchema,
-    k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration,
-    k8s_openapi::api::networking::v1::Ingress,
-    k8s_openapi::api::networking::v1::ServiceCIDR,
-    k8s_openapi::api::policy::v1::PodDisruptionBudget,
-    k8s_openapi::api::storage::v1::VolumeAttachment,
-);
-
-// resource.k8s.io/v1 is in k8s-openapi from Kubernetes 1.34.
-k8s_openapi::k8s_if_ge_1_34! {
-    builtin_subresource!(HasStatusSubresource: k8s_openapi::api::resource::v1::ResourceClaim);
-}
-
-builtin_subresource!(HasScaleSubresource:
-    k8s_openapi::api::apps::v1::Deployment,
-    k8s_openapi::api::apps::v1::ReplicaSet,
-    k8s_openapi::api::apps::v1::StatefulSet,
-    k8s_openapi::api::core::v1::ReplicationController,
-);
+pub use kubegen_core::resource::{HasScaleSubresource, HasStatusSubresource};
 
 /// What a delete did.
 #[derive(Clone, Debug, PartialEq)]

@@ -10,11 +10,11 @@ use serde_json::Value;
 
 use super::jsonpatch;
 use super::status::ApiError;
-use crate::go_print;
 pub(super) use crate::validation::decode::FieldValidation;
 pub(crate) use crate::validation::decode::prune;
 use crate::validation::decode::{self as shared, Parsed, Unreadable, strict_errors};
 use crate::validation::{BadValue, FieldError};
+use kubegen_core::go_print;
 
 /// A create or update body for a resource of kind `kind` (served at `api_version`),
 /// decoded and coerced with `schema` — the schema of the version the body names, `None` when

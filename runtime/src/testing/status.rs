@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
-use crate::go_print;
 use crate::validation::{FieldError, invalid_message};
+use kubegen_core::go_print;
 
 /// A failed request, rendered as a `Status` object.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]

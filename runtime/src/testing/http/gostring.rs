@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::go_print;
+use kubegen_core::go_print;
 
 /// Go's `for i, r := range s`: each rune with its byte offset, an invalid byte being
 /// U+FFFD of width 1.

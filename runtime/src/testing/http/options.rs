@@ -162,7 +162,7 @@ fn parse_int_error(value: &str, e: &std::num::ParseIntError) -> String {
     };
     format!(
         "strconv.ParseInt: parsing {}: {why}",
-        crate::go_print::quote(value)
+        kubegen_core::go_print::quote(value)
     )
 }
 

@@ -348,7 +348,7 @@ fn timeout_seconds(call: &Call) -> Result<Option<i64>, ApiError> {
         };
         ApiError::bad_request(format!(
             "strconv.ParseInt: parsing {}: {why}",
-            crate::go_print::quote(value)
+            kubegen_core::go_print::quote(value)
         ))
     })
 }

@@ -8,7 +8,7 @@ use super::{
     DELETE_FROM_PRIMITIVE_LIST, PATCH, RETAIN_KEYS, SET_ELEMENT_ORDER, SmpError, bad_arg_type,
     bad_patch_type, meta, no_merge_key,
 };
-use crate::go_print;
+use kubegen_core::go_print;
 
 type Object = Map<String, Value>;
 

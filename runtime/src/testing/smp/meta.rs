@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::SmpError;
-use crate::go_print;
+use kubegen_core::go_print;
 
 /// A field's `patchStrategy` and `patchMergeKey`.
 pub(super) struct PatchMeta<'a> {

@@ -30,7 +30,7 @@ mod tests;
 use serde_json::{Map, Value};
 
 use super::status::ApiError;
-use crate::go_print;
+use kubegen_core::go_print;
 
 /// `$patch`: a directive in a map or a list item.
 const PATCH: &str = "$patch";

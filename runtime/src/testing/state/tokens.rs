@@ -191,7 +191,10 @@ fn strings(value: &Value) -> Vec<String> {
 
 /// A list as Go's `%q` prints a `[]string`: `["a" "b"]`.
 fn go_quoted(list: &[String]) -> String {
-    let quoted: Vec<String> = list.iter().map(|s| crate::go_print::quote(s)).collect();
+    let quoted: Vec<String> = list
+        .iter()
+        .map(|s| kubegen_core::go_print::quote(s))
+        .collect();
     format!("[{}]", quoted.join(" "))
 }
 

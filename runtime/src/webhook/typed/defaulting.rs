@@ -134,13 +134,55 @@ mod tests {
     use k8s_openapi::api::core::v1::ConfigMap;
     use serde_json::json;
 
-    impl Defaults for ConfigMap {
-        fn set_defaults(&mut self) {
-            self.immutable.get_or_insert(false);
+    /// A ConfigMap whose `immutable` defaults to `false`: the test's own type, since
+    /// `Defaults` (kubegen-core's) cannot be implemented on k8s-openapi's ConfigMap here.
+    #[derive(Clone, Debug, Default, serde::Deserialize, serde::Serialize)]
+    #[serde(transparent)]
+    struct Settings(ConfigMap);
+
+    impl std::ops::Deref for Settings {
+        type Target = ConfigMap;
+        fn deref(&self) -> &ConfigMap {
+            &self.0
         }
     }
 
-    fn mutate(defaulter: impl Defaulter<ConfigMap>, object: &Value) -> (Verdict, Value) {
+    impl std::ops::DerefMut for Settings {
+        fn deref_mut(&mut self) -> &mut ConfigMap {
+            &mut self.0
+        }
+    }
+
+    impl kube::Resource for Settings {
+        type DynamicType = ();
+        type Scope = <ConfigMap as kube::Resource>::Scope;
+        fn kind(_: &()) -> std::borrow::Cow<'_, str> {
+            ConfigMap::kind(&())
+        }
+        fn group(_: &()) -> std::borrow::Cow<'_, str> {
+            ConfigMap::group(&())
+        }
+        fn version(_: &()) -> std::borrow::Cow<'_, str> {
+            ConfigMap::version(&())
+        }
+        fn plural(_: &()) -> std::borrow::Cow<'_, str> {
+            ConfigMap::plural(&())
+        }
+        fn meta(&self) -> &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            &self.0.metadata
+        }
+        fn meta_mut(&mut self) -> &mut k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            &mut self.0.metadata
+        }
+    }
+
+    impl Defaults for Settings {
+        fn set_defaults(&mut self) {
+            self.0.immutable.get_or_insert(false);
+        }
+    }
+
+    fn mutate(defaulter: impl Defaulter<Settings>, object: &Value) -> (Verdict, Value) {
         let request = request("CREATE");
         let admission = Admission {
             request: &request,
@@ -150,7 +192,7 @@ mod tests {
         let mut mutated = object.clone();
         let mutator = Defaulting {
             defaulter,
-            kind: PhantomData::<fn() -> ConfigMap>,
+            kind: PhantomData::<fn() -> Settings>,
         };
         let verdict = mutator.mutate(&admission, &mut mutated);
         (verdict, mutated)
@@ -165,7 +207,7 @@ mod tests {
             "unknownTopLevel": [1, 2],
         });
         let (verdict, mutated) = mutate(
-            |_: &Admission<'_>, cm: &mut ConfigMap| {
+            |_: &Admission<'_>, cm: &mut Settings| {
                 cm.data
                     .get_or_insert_default()
                     .insert("added".into(), "yes".into());
@@ -186,7 +228,7 @@ mod tests {
     fn a_denial_leaves_the_object_alone() {
         let object = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}});
         let (verdict, mutated) = mutate(
-            |_: &Admission<'_>, cm: &mut ConfigMap| {
+            |_: &Admission<'_>, cm: &mut Settings| {
                 cm.data = Some([("x".to_owned(), "y".to_owned())].into());
                 Verdict::forbidden("no")
             },
@@ -200,7 +242,7 @@ mod tests {
     fn an_object_that_does_not_decode_names_the_field() {
         let object = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"k": 3}});
         let (verdict, mutated) = mutate(
-            |_: &Admission<'_>, _: &mut ConfigMap| Verdict::allow(),
+            |_: &Admission<'_>, _: &mut Settings| Verdict::allow(),
             &object,
         );
         assert_eq!(mutated, object);

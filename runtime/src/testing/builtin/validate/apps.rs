@@ -241,10 +241,10 @@ fn deployment_strategy(strategy: &Value) -> Vec<FieldError> {
 /// A `DeploymentStrategy` struct as Go marshals it.
 fn strategy_value(strategy: &Value) -> BadValue {
     let mut out = String::from("{\"type\":");
-    crate::go_print::json_string(text(strategy, "type"), &mut out);
+    kubegen_core::go_print::json_string(text(strategy, "type"), &mut out);
     if let Some(r) = strategy.get("rollingUpdate").filter(|r| !r.is_null()) {
         out.push_str(",\"rollingUpdate\":");
-        out.push_str(&crate::go_print::marshal(r));
+        out.push_str(&kubegen_core::go_print::marshal(r));
     }
     out.push('}');
     BadValue::Marshalled(out)

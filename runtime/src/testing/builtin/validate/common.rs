@@ -8,10 +8,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
-use crate::go_print;
 use crate::validation::field::{child, index};
 use crate::validation::names::{label_value, qualified_name};
 use crate::validation::{BadValue, FieldError};
+use kubegen_core::go_print;
 
 /// `object[key]` as a string, `""` when missing or not a string.
 pub(super) fn text<'v>(object: &'v Value, key: &str) -> &'v str {

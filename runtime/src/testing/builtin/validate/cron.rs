@@ -358,7 +358,7 @@ fn parse_int(s: &str) -> Result<i64, String> {
         Ok(n) => Ok(n),
         Err(_) => Err(format!(
             "failed to parse int from {s}: strconv.Atoi: parsing {}: invalid syntax",
-            crate::go_print::marshal(&serde_json::Value::String(s.to_owned()))
+            kubegen_core::go_print::marshal(&serde_json::Value::String(s.to_owned()))
         )),
     }
 }

@@ -112,7 +112,7 @@ fn indent(value: &Value, depth: usize, out: &mut String) {
             out.push_str(&pad(depth));
             out.push(']');
         }
-        other => out.push_str(&crate::go_print::marshal(other)),
+        other => out.push_str(&kubegen_core::go_print::marshal(other)),
     }
 }
 

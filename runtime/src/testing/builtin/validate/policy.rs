@@ -8,8 +8,8 @@ use super::common::{
     get, int_or_string, label_selector, marshal_selector, not_more_than_100_percent,
     positive_int_or_percent, set,
 };
-use crate::go_print;
 use crate::validation::{BadValue, FieldError};
+use kubegen_core::go_print;
 
 /// The kind's checks; `None` for another kind.
 pub(super) fn validate(kind: &str, object: &Value, write: Write<'_>) -> Option<Vec<FieldError>> {

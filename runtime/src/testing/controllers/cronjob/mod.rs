@@ -499,5 +499,5 @@ fn resolve(api: &Api, namespace: &str, owner: &Value) -> Option<Value> {
 
 /// A string as Go's `%q` writes it.
 fn go_quote(s: &str) -> String {
-    crate::go_print::marshal(&Value::String(s.to_owned()))
+    kubegen_core::go_print::marshal(&Value::String(s.to_owned()))
 }

@@ -403,7 +403,7 @@ impl Graph {
         });
         let message = format!(
             "ownerRef {invalid} does not exist in namespace {}",
-            crate::go_print::quote(&namespace)
+            kubegen_core::go_print::quote(&namespace)
         );
         self.recorded += 1;
         self.events
