@@ -60,7 +60,8 @@ pub use kubegen_runtime::{
 /// The in-memory API server for tests (feature `testing`), and `Envtest`, a real etcd +
 /// kube-apiserver from `KUBEBUILDER_ASSETS` (feature `envtest`).
 #[cfg(feature = "testing")]
-pub use kubegen_runtime::testing;
+#[doc(inline)]
+pub use kubegen_testing as testing;
 
 /// The Manager: cache, controllers, leader election, metrics and health endpoints, events,
 /// graceful shutdown (feature `manager`).

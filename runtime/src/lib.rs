@@ -20,8 +20,6 @@ pub mod leaderelection;
 #[cfg(feature = "manager")]
 pub mod manager;
 pub mod metrics;
-#[cfg(feature = "testing")]
-pub mod testing;
 #[cfg(feature = "webhook")]
 pub mod webhook;
 pub mod workqueue;

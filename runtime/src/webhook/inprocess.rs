@@ -13,8 +13,8 @@ use super::registry::{AdmissionType, WebhookKind, Webhooks};
 
 /// What a handler answered.
 #[derive(Debug)]
-#[cfg_attr(not(feature = "testing"), allow(dead_code))] // used by the in-memory server
-pub(crate) struct Answer {
+#[doc(hidden)] // for the in-memory server
+pub struct Answer {
     /// The object a mutator left (`None` for validators and requests without an object).
     pub object: Option<Value>,
     /// Warnings for the client.
@@ -25,8 +25,8 @@ pub(crate) struct Answer {
 
 impl Webhooks {
     /// The resources of `group`/`plural` with a handler of type `admission`.
-    #[cfg_attr(not(feature = "testing"), allow(dead_code))] // used by the in-memory server
-    pub(crate) fn admission_kinds_of(
+    #[doc(hidden)] // for the in-memory server
+    pub fn admission_kinds_of(
         &self,
         admission: AdmissionType,
         group: &str,
@@ -44,8 +44,8 @@ impl Webhooks {
     /// Calls the `admission` handler registered for `kind` with `request`, an
     /// `AdmissionRequest` v1 as JSON with its `object` and `oldObject`. `None` when no
     /// handler is registered; `Some(Err)` when the request does not read as one.
-    #[cfg_attr(not(feature = "testing"), allow(dead_code))] // used by the in-memory server
-    pub(crate) fn call(
+    #[doc(hidden)] // for the in-memory server
+    pub fn call(
         &self,
         admission: AdmissionType,
         kind: &WebhookKind,

@@ -29,7 +29,8 @@ mod admission;
 mod convert;
 mod error;
 mod generated;
-pub(crate) mod inprocess;
+#[doc(hidden)]
+pub mod inprocess;
 mod registry;
 mod response;
 mod server;

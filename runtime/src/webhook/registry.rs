@@ -105,7 +105,6 @@ impl Webhooks {
     }
 
     /// The resources with a handler of type `admission`.
-    #[cfg_attr(not(feature = "testing"), allow(dead_code))] // used by the in-memory server
     pub(super) fn admission_kinds(
         &self,
         admission: AdmissionType,

@@ -3,7 +3,7 @@
 //! merge patch, field selectors, namespace lifecycle and discovery.
 //!
 //! Most cases replay requests recorded from kube-apiserver v1.36.2 while the built-in kinds
-//! were ported (`runtime/src/testing/builtin/testdata/`): each create as it was sent, each
+//! were ported (`runtime/testing/src/builtin/testdata/`): each create as it was sent, each
 //! update after a create of the object it updated. The recordings only supply the requests;
 //! the answers compared are this run's (or `apiserver.json`'s).
 
@@ -48,7 +48,7 @@ struct Recorded {
 
 fn recordings(area: &str) -> Vec<Recorded> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("runtime/src/testing/builtin/testdata")
+        .join("runtime/testing/src/builtin/testdata")
         .join(area);
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
