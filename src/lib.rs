@@ -31,6 +31,14 @@
 //! ```
 //!
 //! The guide (`docs/src/kinds.md` in the repository) lists every `#[resource]` key and marker.
+//!
+//! This crate re-exports, at stable paths, crates split where I/O starts:
+//! [`kubegen_core`](https://docs.rs/kubegen-core) (kinds, schemas, CRDs, validation and CEL,
+//! field paths, conversion, apply configurations, RBAC; no tokio or hyper),
+//! [`kubegen_runtime`](https://docs.rs/kubegen-runtime) (clients, caches, informers,
+//! controllers, the Manager, webhooks), [`kubegen_testing`](https://docs.rs/kubegen-testing)
+//! (the `testing` feature), `kubegen_derive` and `kubegen_go` (Go's regexp, JSON and YAML as
+//! the apiserver has them). Depend on `kubegen` alone.
 
 // docs.rs (and CI's docs build) mark what each feature gates.
 #![cfg_attr(docsrs, feature(doc_cfg))]

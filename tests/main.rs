@@ -17,6 +17,7 @@ mod crd;
 mod deepcopy;
 mod defaults;
 mod guide;
+mod layout;
 mod schema;
 
 // The in-memory server, and a real apiserver when one is configured.

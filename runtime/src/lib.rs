@@ -1,8 +1,12 @@
-//! kubegen-runtime: the generic code behind kubegen's generated code.
+//! kubegen-runtime: the generic code behind kubegen's generated code that talks to a
+//! cluster — typed clients, caches and informers, the work queue, controllers and the
+//! Manager, leader election, metrics, events, webhooks, and installing CRDs.
 //!
-//! Users depend on the `kubegen` facade crate, which re-exports this crate and the derives.
-//! Each module mirrors one generator in `kubegen-derive`: the derive names types and fixes
-//! field lists; the logic lives here, once, where it is tested.
+//! It builds on `kubegen-core` (kinds, schemas, CRDs, validation, field paths, conversion,
+//! apply configurations, RBAC), whose modules it re-exports at the same paths. Users depend
+//! on the `kubegen` facade crate, which re-exports this crate and the derives. Each module
+//! mirrors one generator in `kubegen-derive`: the derive names types and fixes field lists;
+//! the logic lives here, once, where it is tested.
 
 // docs.rs (and CI's docs build) mark what each feature gates.
 #![cfg_attr(docsrs, feature(doc_cfg))]

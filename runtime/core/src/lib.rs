@@ -15,8 +15,12 @@
 #[doc(hidden)]
 pub mod api_fields;
 pub mod apply;
+#[doc(hidden)]
+pub mod checks;
 pub mod convert;
 pub mod crd;
+#[doc(hidden)]
+pub mod crd_build;
 pub mod deepcopy;
 pub mod defaults;
 pub mod fieldpath;

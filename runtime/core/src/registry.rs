@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
-use crate::crd::{self, CrdError};
+use crate::crd_build::{self as crd, CrdError};
 use crate::kind_info::ResourceInfo;
 
 /// A kind's entry in the process-wide registry (submitted by generated code).

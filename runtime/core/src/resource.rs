@@ -66,8 +66,8 @@ pub trait CustomResource: k8s_openapi::Resource + Sized {
     fn new(name: &str, spec: Self::Spec) -> Self;
 
     /// This version's CRD, with its schema checked against the apiserver's structural rules.
-    fn crd() -> Result<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition, crate::CrdError>{
-        crate::crd::build(&[Self::INFO])
+    fn crd() -> Result<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition, crate::crd_build::CrdError>{
+        crate::crd_build::build(&[Self::INFO])
     }
 }
 

@@ -1,7 +1,7 @@
 //! The REST surface: what the apiserver's HTTP front does before and around its handlers.
 //! The path is percent-decoded and split as Go's server and `RequestInfoFactory` do
 //! ([`path`]), the query read as Go's `url.ParseQuery` reads it ([`query`]), `timeout`
-//! checked first for everything but watches ([`duration`]), then discovery, the CRDs, or
+//! checked first for everything but watches ([`duration`](crate::duration)), then discovery, the CRDs, or
 //! a resource request ([`resource`]), whose handlers check `Accept` and `Content-Type`
 //! ([`media`]), read the body (at most 3 MiB) and check their options ([`options`]) in
 //! each verb's order. Responses are written in the type the client accepts ([`output`]),
@@ -9,8 +9,6 @@
 
 mod crds;
 mod discovery;
-pub(crate) mod duration;
-mod gostring;
 mod media;
 mod options;
 mod output;
@@ -225,7 +223,7 @@ async fn serve(
         .is_some_and(|r| r.verb == Some(Verb::Watch));
     // The request-deadline filter runs before routing, for every request but watches.
     if !watch && let Some(timeout) = call.query.first_raw("timeout").filter(|t| !t.is_empty()) {
-        duration::parse(timeout).map_err(|e| {
+        crate::duration::parse(timeout).map_err(|e| {
             ApiError::bad_request(format!(
                 "invalid timeout specified in the request URL - {e}"
             ))

@@ -35,10 +35,13 @@ mod builtin;
 mod clock;
 pub mod controllers;
 mod decode;
+mod duration;
 #[cfg(feature = "envtest")]
 pub mod envtest;
 mod eventually;
+mod feed;
 pub mod generate;
+mod gostring;
 mod http;
 mod jsonpatch;
 pub mod kubelet;

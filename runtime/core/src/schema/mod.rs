@@ -38,7 +38,7 @@ mod builder;
 pub mod cel_cost;
 mod closed;
 mod decodable;
-pub use crate::validation::defaulting;
+pub use crate::checks::defaulting;
 mod enums;
 pub mod k8s_extensions;
 mod markers;

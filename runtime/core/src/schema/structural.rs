@@ -9,7 +9,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use super::ERROR_KEY;
-use crate::validation::{self, BadValue, FieldError, NIL_PATH};
+use crate::checks::{self as validation, BadValue, FieldError, NIL_PATH};
 
 /// One broken rule, at a JSON path such as `.spec.containers[*].name`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -30,7 +30,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::{FieldError, FieldValidation, ResourceValidator, invalid_message, raw};
+use super::raw;
+use crate::checks::{FieldError, FieldValidation, ResourceValidator, invalid_message};
 use crate::crd::CrdError;
 use crate::resource::{CustomResource, ResourceInfo, Scope};
 

@@ -19,9 +19,9 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::decode::{self, FieldValidation};
 use super::local::{self, Prepared, Refusal, ValidateError, verdict};
-use super::request;
+use crate::checks::decode::{self, FieldValidation};
+use crate::checks::request;
 use crate::registry;
 use crate::resource::{CustomResource, ResourceInfo, Scope};
 

@@ -46,11 +46,11 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 pub(crate) use self::api::{Api, Patch, Refused, Resource};
-pub(crate) use self::driver::{Change, ChangeType};
-pub(crate) use self::driver::{Controller as Run, Cx, Driver, Feed, Outcome, SyncError};
+pub(crate) use self::driver::{Controller as Run, Cx, Driver, Outcome, SyncError};
 pub(crate) use self::events::EventType;
 pub(crate) use self::queue::Queue;
 use super::ApiServer;
+pub(crate) use crate::feed::{Change, ChangeType, Feed};
 
 /// How long [`ApiServer::settle`] waits before it gives up (and panics naming the busy
 /// controller): far longer than any scenario takes, short of a test harness's timeout.

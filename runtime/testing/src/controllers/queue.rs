@@ -137,14 +137,7 @@ impl Queue {
     }
 }
 
-/// A queue key for a namespaced object (`namespace/name`) or a cluster-scoped one (`name`),
-/// as client-go's `MetaNamespaceKeyFunc` writes it.
-pub(crate) fn key(namespace: &str, name: &str) -> String {
-    match namespace {
-        "" => name.to_owned(),
-        ns => format!("{ns}/{name}"),
-    }
-}
+pub(crate) use crate::feed::key;
 
 /// The namespace and name of a [`key`].
 pub(crate) fn split_key(key: &str) -> (&str, &str) {

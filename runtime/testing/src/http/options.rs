@@ -4,9 +4,9 @@
 
 use serde_json::{Map, Value, json};
 
-use super::gostring;
 use super::query::Query;
 use crate::decode::FieldValidation;
+use crate::gostring;
 use crate::state::WriteOptions;
 use crate::status::ApiError;
 use kubegen_runtime::fieldpath::managed::manager_from_user_agent;

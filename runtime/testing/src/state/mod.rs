@@ -272,7 +272,7 @@ pub(super) struct State {
     /// The cluster's clock: every time the server writes reads it.
     pub clock: crate::Clock,
     /// Where committed changes go for the in-memory controllers, once they run.
-    pub feed: Option<Arc<crate::controllers::Feed>>,
+    pub feed: Option<Arc<crate::feed::Feed>>,
     /// The admission webhooks run in process.
     #[cfg(feature = "webhook")]
     pub webhooks: Option<kubegen_runtime::webhook::Webhooks>,
@@ -359,15 +359,15 @@ impl State {
 
     /// Sends every later change to `feed`, after every object that exists now as added (an
     /// informer's first list).
-    pub(crate) fn start_feed(&mut self, feed: &Arc<crate::controllers::Feed>) {
+    pub(crate) fn start_feed(&mut self, feed: &Arc<crate::feed::Feed>) {
         for ((kind, ..), object) in &self.objects {
             let e = &self.kinds[*kind];
-            feed.push(crate::controllers::Change {
+            feed.push(crate::feed::Change {
                 seq: 0,
                 group: e.group,
                 resource: e.plural,
                 kind: e.kind,
-                change: crate::controllers::ChangeType::Added,
+                change: crate::feed::ChangeType::Added,
                 old: None,
                 object: object.clone(),
             });

@@ -156,15 +156,15 @@ impl State {
     pub(super) fn publish(&mut self, event: Event) {
         if let Some(feed) = &self.feed {
             let e = &self.kinds[event.kind];
-            feed.push(crate::controllers::Change {
+            feed.push(crate::feed::Change {
                 seq: 0,
                 group: e.group,
                 resource: e.plural,
                 kind: e.kind,
                 change: match event.event_type {
-                    "ADDED" => crate::controllers::ChangeType::Added,
-                    "DELETED" => crate::controllers::ChangeType::Deleted,
-                    _ => crate::controllers::ChangeType::Modified,
+                    "ADDED" => crate::feed::ChangeType::Added,
+                    "DELETED" => crate::feed::ChangeType::Deleted,
+                    _ => crate::feed::ChangeType::Modified,
                 },
                 old: event.old.clone(),
                 object: event.new.clone(),

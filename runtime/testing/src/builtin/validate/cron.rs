@@ -271,7 +271,7 @@ fn descriptor_schedule(descriptor: &str, spec: &str, zone: TimeZone) -> Result<S
         "hourly" => (1, all(0, 23), all(1, 31), all(1, 12), all(0, 6)),
         d if d.starts_with("every ") => {
             let duration = &d["every ".len()..];
-            let nanos = crate::http::duration::parse(duration.as_bytes())
+            let nanos = crate::duration::parse(duration.as_bytes())
                 .map_err(|e| format!("failed to parse duration {spec}: {e}"))?;
             // `cron.Every`: at least a second, whole seconds.
             return Ok(Schedule::Every {

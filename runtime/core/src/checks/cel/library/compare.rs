@@ -11,13 +11,13 @@ use kube_cel::cel::{Context, ExecutionError, ResolveResult, Value};
 use super::fail;
 
 /// The functions the operators are rewritten to; `@` keeps them out of reach of rules.
-pub(in crate::validation::cel) const EQUALS: &str = "@equals";
-pub(in crate::validation::cel) const NOT_EQUALS: &str = "@notEquals";
-pub(in crate::validation::cel) const LESS: &str = "@less";
-pub(in crate::validation::cel) const LESS_EQUALS: &str = "@lessEquals";
-pub(in crate::validation::cel) const GREATER: &str = "@greater";
-pub(in crate::validation::cel) const GREATER_EQUALS: &str = "@greaterEquals";
-pub(in crate::validation::cel) const NEGATE: &str = "@negate";
+pub(in crate::checks::cel) const EQUALS: &str = "@equals";
+pub(in crate::checks::cel) const NOT_EQUALS: &str = "@notEquals";
+pub(in crate::checks::cel) const LESS: &str = "@less";
+pub(in crate::checks::cel) const LESS_EQUALS: &str = "@lessEquals";
+pub(in crate::checks::cel) const GREATER: &str = "@greater";
+pub(in crate::checks::cel) const GREATER_EQUALS: &str = "@greaterEquals";
+pub(in crate::checks::cel) const NEGATE: &str = "@negate";
 
 pub(super) fn register(ctx: &mut Context<'static>) {
     ctx.add_function(EQUALS, |Arguments(a): Arguments| -> ResolveResult {

@@ -7,7 +7,7 @@
 use serde_json::{Map, Value};
 
 use super::objectmeta;
-use crate::validation::{BadValue, FieldError};
+use crate::checks::{BadValue, FieldError};
 
 fn flag(node: &Map<String, Value>, key: &str) -> bool {
     node.get(key) == Some(&Value::Bool(true))

@@ -4,9 +4,9 @@
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
 use super::Refusal;
-use crate::validation::go_net;
-use crate::validation::names::NameRule;
-use crate::validation::{BadValue, FieldError, field, objectmeta};
+use crate::checks::go_net;
+use crate::checks::names::NameRule;
+use crate::checks::{BadValue, FieldError, field, objectmeta};
 
 /// The annotation that records a Kubernetes API review for a group under `k8s.io`.
 pub(crate) const APPROVAL: &str = "api-approved.kubernetes.io";
@@ -38,7 +38,7 @@ pub(super) fn metadata(crd: &CustomResourceDefinition) -> Vec<Refusal> {
                  with a letter or digit (`app.kubernetes.io/name`) — and values at most 63 such \
                  characters, or empty"
                 .into(),
-            "metadata.annotations" if e.error_type == crate::validation::ErrorType::TooLong => {
+            "metadata.annotations" if e.error_type == crate::checks::ErrorType::TooLong => {
                 "the annotations of a CRD may hold at most 256 KiB in all; move long texts elsewhere".into()
             }
             "metadata.annotations" => "keys of `annotation(...)` are qualified names: an optional \

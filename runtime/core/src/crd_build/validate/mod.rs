@@ -55,7 +55,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 };
 use serde_json::Value;
 
-use crate::validation::FieldError;
+use crate::checks::FieldError;
 
 /// One thing the apiserver would refuse in a CRD: its field error, and what to do instead.
 #[derive(Clone, Debug, PartialEq)]

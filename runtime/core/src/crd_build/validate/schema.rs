@@ -11,8 +11,8 @@ use serde_json::{Map, Value};
 
 use super::Refusal;
 use super::go_schema::go_schema;
-use crate::validation::cel::resolve_field_path;
-use crate::validation::{BadValue, FieldError, field};
+use crate::checks::cel::resolve_field_path;
+use crate::checks::{BadValue, FieldError, field};
 
 /// The root fields the apiserver allows with a status subresource (Go field names, and the
 /// JSON keys they come from).

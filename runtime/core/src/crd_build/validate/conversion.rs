@@ -8,8 +8,8 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use serde_json::Value;
 
 use super::Refusal;
-use crate::validation::names::dns1035_label;
-use crate::validation::{BadValue, FieldError};
+use crate::checks::names::dns1035_label;
+use crate::checks::{BadValue, FieldError};
 
 const ACCEPTED_REVIEW_VERSIONS: [&str; 2] = ["v1", "v1beta1"];
 

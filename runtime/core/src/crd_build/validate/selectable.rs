@@ -12,8 +12,8 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use serde_json::Value;
 
 use super::{Refusal, schema_of};
-use crate::validation::cel::resolve_field_path;
-use crate::validation::{BadValue, FieldError};
+use crate::checks::cel::resolve_field_path;
+use crate::checks::{BadValue, FieldError};
 
 const MAX: usize = 8;
 

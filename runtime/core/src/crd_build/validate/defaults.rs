@@ -8,8 +8,8 @@
 use serde_json::{Map, Value};
 
 use super::Refusal;
-use crate::validation::cel::Validator;
-use crate::validation::{Schema, objectmeta};
+use crate::checks::cel::Validator;
+use crate::checks::{Schema, objectmeta};
 
 const HINT: &str = "a `#[default]` must be a value the field accepts, its `#[rule]`s (and those \
     of its type) included: change the default, or the rule";

@@ -15,7 +15,7 @@ use super::super::regex;
 use super::{fail, kube_cel, optional, optional_inner, string, subject};
 
 /// The function kubegen rewrites `x.?field` into (see `compile::prepare`).
-pub(in crate::validation::cel) const OPTIONAL_SELECT: &str = "@optionalSelect";
+pub(in crate::checks::cel) const OPTIONAL_SELECT: &str = "@optionalSelect";
 
 pub(super) fn register(ctx: &mut Context<'static>) {
     ctx.add_function("size", size);

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::validation::decode::coerce::is_container;
+use crate::checks::decode::coerce::is_container;
 
 /// Removes `null` members whose schema is not nullable (the apiserver does this before
 /// defaulting, so a defaulted field sent as null gets its default).

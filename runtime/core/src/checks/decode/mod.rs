@@ -4,7 +4,7 @@
 //! `apiVersion` and `kind`, `metadata` through Go's `ObjectMeta`, fields the schema does not
 //! declare pruned (reported by `fieldValidation` as warnings or refused), embedded resources'
 //! identity and metadata. The in-memory server decodes its request bodies here, and
-//! [`validate_json`](super::validate_json) the objects it is given.
+//! [`validate_json`](crate::validation::validate_json) the objects it is given.
 
 #[doc(hidden)]
 pub mod coerce;

@@ -110,7 +110,7 @@ fn unit_nanos(unit: &[u8]) -> Option<u64> {
 /// ASCII written `\xNN` (a whole valid rune's bytes, one invalid byte alone).
 fn quote(bytes: &[u8]) -> String {
     let mut out = String::from("\"");
-    for (offset, c, width) in super::gostring::runes(bytes) {
+    for (offset, c, width) in crate::gostring::runes(bytes) {
         match c {
             '"' | '\\' => out.extend(['\\', c]),
             ' '..='~' => out.push(c),

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::validation::defaulting::{apply_defaults, drop_nulls};
+use crate::checks::defaulting::{apply_defaults, drop_nulls};
 
 fn meta_str<'a>(object: &'a Value, key: &str) -> &'a str {
     object["metadata"][key].as_str().unwrap_or("")

@@ -7,8 +7,8 @@
 use kube_cel::cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
 
 /// The functions the operators are rewritten to.
-pub(in crate::validation::cel) const AND: &str = "@and";
-pub(in crate::validation::cel) const OR: &str = "@or";
+pub(in crate::checks::cel) const AND: &str = "@and";
+pub(in crate::checks::cel) const OR: &str = "@or";
 
 pub(super) fn register(ctx: &mut Context<'static>) {
     ctx.add_function(AND, |ftx: &FunctionContext| logical(ftx, false));

@@ -7,8 +7,8 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 };
 
 use super::Refusal;
-use crate::validation::names::{dns1035_label, dns1123_subdomain};
-use crate::validation::{BadValue, FieldError};
+use crate::checks::names::{dns1035_label, dns1123_subdomain};
+use crate::checks::{BadValue, FieldError};
 
 /// `group` is a DNS subdomain with at least one dot; `scope` is `Cluster` or `Namespaced`.
 pub(super) fn group_and_scope(spec: &CustomResourceDefinitionSpec) -> Vec<Refusal> {

@@ -19,8 +19,8 @@ use super::compare::compare;
 use super::{fail, optional, optional_inner};
 
 /// The one-variable `all` and `exists`, rewritten (`@` keeps them out of reach of rules).
-pub(in crate::validation::cel) const ALL: &str = "@all";
-pub(in crate::validation::cel) const EXISTS: &str = "@exists";
+pub(in crate::checks::cel) const ALL: &str = "@all";
+pub(in crate::checks::cel) const EXISTS: &str = "@exists";
 
 pub(super) fn register(ctx: &mut Context<'static>) {
     ctx.add_function(ALL, |ftx: &FunctionContext| {
