@@ -43,6 +43,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ListMeta, ObjectMeta};
 use serde::de::{self, DeserializeOwned, MapAccess, Visitor};
 use serde::ser::SerializeStruct;
@@ -66,7 +67,7 @@ pub trait CustomResource: k8s_openapi::Resource + Sized {
     fn new(name: &str, spec: Self::Spec) -> Self;
 
     /// This version's CRD, with its schema checked against the apiserver's structural rules.
-    fn crd() -> Result<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition, crate::crd_build::CrdError>{
+    fn crd() -> Result<CustomResourceDefinition, crate::crd_build::CrdError> {
         crate::crd_build::build(&[Self::INFO])
     }
 }

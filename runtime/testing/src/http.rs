@@ -1,11 +1,11 @@
-//! The REST surface: what the apiserver's HTTP front does before and around its handlers.
-//! The path is percent-decoded and split as Go's server and `RequestInfoFactory` do
-//! ([`path`]), the query read as Go's `url.ParseQuery` reads it ([`query`]), `timeout`
-//! checked first for everything but watches ([`duration`](crate::duration)), then discovery, the CRDs, or
-//! a resource request ([`resource`]), whose handlers check `Accept` and `Content-Type`
-//! ([`media`]), read the body (at most 3 MiB) and check their options ([`options`]) in
-//! each verb's order. Responses are written in the type the client accepts ([`output`]),
-//! with the request's warnings as the apiserver's recorder writes them ([`warnings`]).
+//! The REST surface: what the apiserver's HTTP front does before and around its handlers. The path
+//! is percent-decoded and split as Go's server and `RequestInfoFactory` do ([`path`]), the query
+//! read as Go's `url.ParseQuery` reads it ([`query`]), `timeout` checked first for everything but
+//! watches ([`duration`](crate::duration)), then discovery, the CRDs, or a resource request
+//! ([`resource`]), whose handlers check `Accept` and `Content-Type` ([`media`]), read the body (at
+//! most 3 MiB) and check their options ([`options`]) in each verb's order. Responses are written in
+//! the type the client accepts ([`output`]), with the request's warnings as the apiserver's
+//! recorder writes them ([`warnings`]).
 
 mod crds;
 mod discovery;

@@ -2,10 +2,11 @@
 //! with rather than as cluster-admin.
 //!
 //! Envtest's apiserver authorizes with RBAC and signs ServiceAccount tokens, but without the
-//! controller manager ([`EnvtestBuilder::controller_manager`](super::EnvtestBuilder::controller_manager))
-//! no namespace gets a `default` ServiceAccount. [`Envtest::service_account_client`] creates the ServiceAccount and asks for a token
-//! through the TokenRequest API; [`wait_for_access`] waits until the authorizer, which reads
-//! roles and bindings through informers, has caught up with a change.
+//! controller manager
+//! ([`EnvtestBuilder::controller_manager`](super::EnvtestBuilder::controller_manager)) no namespace
+//! gets a `default` ServiceAccount. [`Envtest::service_account_client`] creates the ServiceAccount
+//! and asks for a token through the TokenRequest API; [`wait_for_access`] waits until the
+//! authorizer, which reads roles and bindings through informers, has caught up with a change.
 
 use std::time::{Duration, Instant};
 

@@ -1,8 +1,8 @@
 //! The requests a client creates to ask the apiserver something rather than to store it:
-//! TokenRequest (`serviceaccounts/<name>/token`), TokenReview and SubjectAccessReview.
-//! Each is a POST of one object, answered `201 Created` with the object and its status
-//! (the state's `request_token`, `review_token`, `review_access`); nothing is stored. Any other method is go-restful's
-//! 405, as for every route that only creates.
+//! TokenRequest (`serviceaccounts/<name>/token`), TokenReview and SubjectAccessReview. Each is a
+//! POST of one object, answered `201 Created` with the object and its status (the state's
+//! `request_token`, `review_token`, `review_access`); nothing is stored. Any other method is
+//! go-restful's 405, as for every route that only creates.
 
 use http::Response;
 use k8s_openapi::api::authentication::v1::TokenReview;

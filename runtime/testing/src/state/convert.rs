@@ -1,6 +1,6 @@
-//! Versions of a kind: objects stored at the storage version and served at the version each
-//! request names, through the kind's registered conversions ([`kubegen_runtime::convert::convert`]),
-//! as the apiserver serves a CRD whose conversion strategy is `Webhook`.
+//! Versions of a kind: objects stored at the storage version and served at the version each request
+//! names, through the kind's registered conversions ([`kubegen_runtime::convert::convert`]), as the
+//! apiserver serves a CRD whose conversion strategy is `Webhook`.
 //!
 //! The apiserver converts on its way to and from etcd: a write is decoded, defaulted,
 //! admitted and validated at the request's version, then converted to the storage version

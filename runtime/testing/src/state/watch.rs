@@ -1,4 +1,5 @@
-//! Watches: replay from a resourceVersion, fan-out with selection changes, bookmarks, 410 Gone, bounded queues.
+//! Watches: replay from a resourceVersion, fan-out with selection changes, bookmarks, 410 Gone,
+//! bounded queues.
 
 use super::*;
 

@@ -1,7 +1,7 @@
-//! A Service's cluster IPs, IP families and node ports (`pkg/registry/core/service/storage/alloc.go`
-//! with its `ipallocator` and `portallocator`), for a single-stack IPv4 cluster with
-//! `--service-cluster-ip-range=10.0.0.0/24` and the node port range 30000-32767, as the
-//! recorded apiserver runs.
+//! A Service's cluster IPs, IP families and node ports
+//! (`pkg/registry/core/service/storage/alloc.go` with its `ipallocator` and `portallocator`), for a
+//! single-stack IPv4 cluster with `--service-cluster-ip-range=10.0.0.0/24` and the node port range
+//! 30000-32767, as the recorded apiserver runs.
 //!
 //! The apiserver picks a random free address and port; [`ServiceAllocator`] picks the
 //! lowest free one of the same band (the apiserver keeps the lowest addresses and ports
