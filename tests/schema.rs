@@ -793,7 +793,7 @@ struct NewerFormats {
 fn every_format_the_apiserver_validates_is_accepted_and_kept() {
     // The derive checks `format` against the list the runtime keeps in a CRD (kubegen-go's):
     // the apiserver v1.36 validates `k8s-short-name` and `k8s-long-name` (recorded in
-    // `runtime/core/src/validation/testdata/apiserver.json`), which the derive once refused.
+    // `runtime/core/src/checks/testdata/apiserver.json`), which the derive once refused.
     let s = schema::<NewerFormats>();
     assert_eq!(s["properties"]["label"]["format"], "k8s-short-name");
     assert_eq!(s["properties"]["domain"]["format"], "k8s-long-name");
