@@ -196,11 +196,12 @@ fn push_index(path: &mut String, i: usize) {
     let _ = write!(path, "[{i}]");
 }
 
-fn join(path: &str, key: &str) -> String {
-    match path.is_empty() {
-        true => key.to_owned(),
-        false => format!("{path}.{key}"),
-    }
+/// `path` extended by the field `key`, as a new path ([`push_field`]'s rule).
+pub(super) fn join(path: &str, key: &str) -> String {
+    let mut joined = String::with_capacity(path.len() + 1 + key.len());
+    joined.push_str(path);
+    push_field(&mut joined, key);
+    joined
 }
 
 #[cfg(test)]

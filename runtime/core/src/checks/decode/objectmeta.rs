@@ -6,6 +6,7 @@
 
 use serde_json::{Map, Value};
 
+use super::coerce::join;
 use super::gotime;
 use kubegen_go::json as gojson;
 
@@ -308,13 +309,6 @@ impl Decoder<'_> {
 /// `Ty::Time` and `Ty::Raw` are matched above for every JSON value.
 fn unreachable_type() -> String {
     String::new()
-}
-
-fn join(path: &str, key: &str) -> String {
-    match path.is_empty() {
-        true => key.to_owned(),
-        false => format!("{path}.{key}"),
-    }
 }
 
 fn is_empty(v: &Value) -> bool {
