@@ -18,6 +18,7 @@ pub mod client;
 #[cfg(any(feature = "webhook", feature = "manager"))]
 mod connection;
 pub mod controller;
+pub mod crd;
 pub mod events;
 pub mod informer;
 pub mod leaderelection;
@@ -27,8 +28,6 @@ pub mod metrics;
 #[cfg(feature = "webhook")]
 pub mod webhook;
 pub mod workqueue;
-
-pub mod crd;
 
 // What knows about kinds without I/O lives in kubegen-core, re-exported at the same paths.
 #[doc(inline)]

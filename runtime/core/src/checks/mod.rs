@@ -1,7 +1,7 @@
 //! The apiserver's validation machinery below the kinds: field errors, the OpenAPI schema
 //! validator, formats, list types, `metadata`, names, CEL rules, and what the apiserver does
 //! to a request body before its strategy runs (decoding, defaulting, stripping). Its items
-//! are [`validation`](crate::checks)'s; this module holds them apart from the checks of
+//! are [`validation`](crate::validation)'s; this module holds them apart from the checks of
 //! a kind's typed objects, which build on CRDs and the registry above it.
 
 pub mod cel;
