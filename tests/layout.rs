@@ -98,10 +98,8 @@ fn no_crate_has_modules_that_depend_on_each_other() {
         let graph = module_graph(&root.join(krate).join("src"));
         assert!(graph.len() > 3, "{krate}: its modules were not found");
         for (module, uses) in &graph {
-            let back: Vec<&String> = uses
-                .iter()
-                .filter(|u| reaching(&graph, module).contains(*u))
-                .collect();
+            let reached_from = reaching(&graph, module);
+            let back: Vec<&String> = uses.iter().filter(|u| reached_from.contains(*u)).collect();
             if !back.is_empty() {
                 cycles.push(format!(
                     "{krate}: {module} uses {back:?}, which depend on it"
