@@ -238,13 +238,13 @@ impl Api {
         &self,
         r: Resource,
         namespace: &str,
-        body: &Value,
+        body: impl Body,
     ) -> Result<Arc<Value>, Refused> {
         self.send(
             Method::POST,
             r.path(namespace, None, None),
             "application/json",
-            Some(body),
+            Some(body.into_value()),
         )
     }
 
@@ -254,13 +254,13 @@ impl Api {
         r: Resource,
         namespace: &str,
         name: &str,
-        body: &Value,
+        body: impl Body,
     ) -> Result<Arc<Value>, Refused> {
         self.send(
             Method::PUT,
             r.path(namespace, Some(name), None),
             "application/json",
-            Some(body),
+            Some(body.into_value()),
         )
     }
 
@@ -270,10 +270,15 @@ impl Api {
         r: Resource,
         namespace: &str,
         name: &str,
-        body: &Value,
+        body: impl Body,
     ) -> Result<Arc<Value>, Refused> {
         let path = r.path(namespace, Some(name), Some("status"));
-        self.send(Method::PUT, path, "application/json", Some(body))
+        self.send(
+            Method::PUT,
+            path,
+            "application/json",
+            Some(body.into_value()),
+        )
     }
 
     /// PATCH of the object, or of its `subresource`.
@@ -284,10 +289,15 @@ impl Api {
         name: &str,
         subresource: Option<&str>,
         patch: Patch,
-        body: &Value,
+        body: impl Body,
     ) -> Result<Arc<Value>, Refused> {
         let path = r.path(namespace, Some(name), subresource);
-        self.send(Method::PATCH, path, patch.content_type(), Some(body))
+        self.send(
+            Method::PATCH,
+            path,
+            patch.content_type(),
+            Some(body.into_value()),
+        )
     }
 
     /// DELETE with `options` (a `DeleteOptions` body, or `Value::Null` for none).
@@ -298,7 +308,7 @@ impl Api {
         name: &str,
         options: &Value,
     ) -> Result<Arc<Value>, Refused> {
-        let body = (!options.is_null()).then_some(options);
+        let body = (!options.is_null()).then(|| options.clone());
         self.send(
             Method::DELETE,
             r.path(namespace, Some(name), None),
@@ -315,17 +325,17 @@ impl Api {
         method: Method,
         path: String,
         content_type: &str,
-        body: Option<&Value>,
+        body: Option<Value>,
     ) -> Result<Arc<Value>, Refused> {
         let mut request = Request::builder()
             .method(method)
             .uri(path)
             .header(header::USER_AGENT, &*self.user_agent)
-            .header(header::ACCEPT, "application/json")
-            .extension(InProcess(body.cloned()));
+            .header(header::ACCEPT, "application/json");
         if body.is_some() {
             request = request.header(header::CONTENT_TYPE, content_type);
         }
+        request = request.extension(InProcess(body));
         let request = request
             .body(Full::new(Bytes::new()))
             .map_err(|e| refused(400, "BadRequest", e.to_string()))?;
@@ -363,6 +373,41 @@ impl Api {
                 .unwrap_or_else(|| String::from_utf8_lossy(&body).into_owned()),
             status: value,
         })
+    }
+}
+
+/// A request's body: a value the caller gives up, or one it keeps (then it is copied).
+pub(crate) trait Body {
+    fn into_value(self) -> Value;
+}
+
+impl Body for Value {
+    fn into_value(self) -> Value {
+        self
+    }
+}
+
+impl Body for &Value {
+    fn into_value(self) -> Value {
+        self.clone()
+    }
+}
+
+impl Body for &mut Value {
+    fn into_value(self) -> Value {
+        self.clone()
+    }
+}
+
+impl Body for Arc<Value> {
+    fn into_value(self) -> Value {
+        Arc::unwrap_or_clone(self)
+    }
+}
+
+impl Body for &Arc<Value> {
+    fn into_value(self) -> Value {
+        Value::clone(self)
     }
 }
 
@@ -435,7 +480,7 @@ mod tests {
         server.create_namespace("ns").expect("the namespace");
         let api = Api::new(server.inner.clone(), USER_AGENT.into());
         let in_process = api
-            .create(DEPLOYMENTS, "ns", &deployment("a"))
+            .create(DEPLOYMENTS, "ns", deployment("a"))
             .expect("created");
         assert_eq!(in_process["spec"]["replicas"], json!(2));
         assert!(in_process["spec"]["replicas"].is_i64());
@@ -460,7 +505,7 @@ mod tests {
 
         // A refusal comes back as the apiserver's Status either way.
         let refused = api
-            .create(DEPLOYMENTS, "ns", &deployment("a"))
+            .create(DEPLOYMENTS, "ns", deployment("a"))
             .expect_err("the name is taken");
         assert!(refused.is_already_exists(), "{refused:?}");
         assert_eq!(refused.status["kind"], "Status");

@@ -181,7 +181,7 @@ impl Recorder {
             "reportingComponent": self.component,
             "reportingInstance": "",
         });
-        if api.create(EVENTS, &namespace, &event).is_ok() {
+        if api.create(EVENTS, &namespace, event).is_ok() {
             self.written.insert(
                 event_key,
                 Written {

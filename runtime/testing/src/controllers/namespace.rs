@@ -181,7 +181,7 @@ fn finalize(api: &Api, name: &str) -> Result<(), SyncError> {
             "metadata": namespace["metadata"],
             "spec": {"finalizers": finalizers},
         });
-        match api.send(Method::PUT, path.clone(), "application/json", Some(&body)) {
+        match api.send(Method::PUT, path.clone(), "application/json", Some(body)) {
             Ok(_) => return Ok(()),
             Err(e) if e.is_not_found() => return Ok(()),
             Err(e) if e.is_conflict() => continue,
@@ -350,7 +350,12 @@ fn delete_collection(api: &Api, resource: Resource, namespace: &str) -> Result<(
     let options =
         json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Background"});
     let path = resource.path(namespace, None, None);
-    match api.send(Method::DELETE, path, "application/json", Some(&options)) {
+    match api.send(
+        Method::DELETE,
+        path,
+        "application/json",
+        Some(options.clone()),
+    ) {
         Ok(_) => Ok(()),
         Err(e) if e.code == 404 || e.code == 405 => {
             for object in api.list(resource, Some(namespace)) {

@@ -288,7 +288,7 @@ fn create_pod(managed: Managed, rs: &Value, cx: &mut Cx<'_>) -> Result<(), Strin
     if labels(&pod).as_object().is_none_or(|l| l.is_empty()) {
         return Err("unable to create pods, no labels".into());
     }
-    match cx.api.create(PODS, meta(rs, "namespace"), &pod) {
+    match cx.api.create(PODS, meta(rs, "namespace"), pod) {
         Ok(created) => {
             let message = format!("Created pod: {}", meta(&created, "name"));
             cx.event(rs, EventType::Normal, "SuccessfulCreate", &message);
@@ -480,14 +480,14 @@ fn update_status(
     let (namespace, name) = (meta(rs, "namespace"), meta(rs, "name"));
     let mut object = Value::clone(rs);
     object["status"] = status.clone();
-    match api.update_status(resource, namespace, name, &object) {
+    match api.update_status(resource, namespace, name, object) {
         Ok(written) => Ok(written),
         Err(e) => {
             let Some(mut fresh) = api.get_owned(resource, namespace, name) else {
                 return Err(e);
             };
             fresh["status"] = status;
-            api.update_status(resource, namespace, name, &fresh)
+            api.update_status(resource, namespace, name, fresh)
         }
     }
 }

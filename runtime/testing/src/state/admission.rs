@@ -19,41 +19,62 @@ pub(super) struct Review<'a> {
     pub object: Option<&'a Value>,
     /// The stored object at the request's version (`None` on CREATE).
     pub old_object: Option<&'a Value>,
-    /// The request's options (`CreateOptions`, `UpdateOptions`, `DeleteOptions`).
-    pub options: Value,
+    /// The request's options, written out only for a webhook that is called.
+    options: Options<'a>,
     pub dry_run: bool,
+}
+
+/// What a review's `CreateOptions`, `UpdateOptions` or `DeleteOptions` are made from.
+#[cfg_attr(not(feature = "webhook"), allow(dead_code))]
+struct Options<'a> {
+    kind: &'static str,
+    write: &'a WriteOptions,
+    /// A DELETE's `DeleteOptions` body.
+    body: Option<&'a Value>,
 }
 
 impl<'a> Review<'a> {
     /// A CREATE of `object`.
-    pub(super) fn create(object: &'a Value, w: &WriteOptions) -> Self {
+    pub(super) fn create(object: &'a Value, w: &'a WriteOptions) -> Self {
         Review {
             operation: "CREATE",
             object: Some(object),
             old_object: None,
-            options: options("CreateOptions", w, None),
+            options: Options {
+                kind: "CreateOptions",
+                write: w,
+                body: None,
+            },
             dry_run: w.dry_run,
         }
     }
 
     /// An UPDATE of `old` to `object`.
-    pub(super) fn update(object: &'a Value, old: &'a Value, w: &WriteOptions) -> Self {
+    pub(super) fn update(object: &'a Value, old: &'a Value, w: &'a WriteOptions) -> Self {
         Review {
             operation: "UPDATE",
             object: Some(object),
             old_object: Some(old),
-            options: options("UpdateOptions", w, None),
+            options: Options {
+                kind: "UpdateOptions",
+                write: w,
+                body: None,
+            },
             dry_run: w.dry_run,
         }
     }
 
     /// A DELETE of `old`, with the request's `DeleteOptions` body.
-    pub(super) fn delete(old: &'a Value, w: &WriteOptions, body: &Value) -> Self {
+    pub(super) fn delete(old: &'a Value, w: &'a WriteOptions, body: &'a Value) -> Self {
         Review {
             operation: "DELETE",
             object: None,
             old_object: Some(old),
-            options: options("DeleteOptions", w, Some(body)),
+            options: Options {
+                kind: "DeleteOptions",
+                write: w,
+                body: Some(body),
+            },
             dry_run: w.dry_run,
         }
     }
@@ -72,8 +93,11 @@ impl Review<'_> {
 }
 
 /// `CreateOptions`, `UpdateOptions` or `DeleteOptions` as admission shows them.
-fn options(kind: &str, w: &WriteOptions, body: Option<&Value>) -> Value {
-    let mut options = body
+#[cfg_attr(not(feature = "webhook"), allow(dead_code))]
+fn options(o: &Options<'_>) -> Value {
+    let (kind, w) = (o.kind, o.write);
+    let mut options = o
+        .body
         .cloned()
         .filter(Value::is_object)
         .unwrap_or_else(|| json!({}));
@@ -182,7 +206,7 @@ mod calls {
                 "object": at_webhook(review.object)?,
                 "oldObject": at_webhook(review.old_object)?,
                 "dryRun": review.dry_run,
-                "options": review.options,
+                "options": options(&review.options),
             });
             let answer = match webhooks.call(admission, &webhook, request) {
                 None => return Ok(None),
@@ -208,6 +232,12 @@ mod calls {
                 }
                 None => Ok(None),
             }
+        }
+
+        /// Whether a write to `t` calls a mutating webhook (so the object it sends is worth
+        /// making).
+        pub(in crate::state) fn has_mutating_webhook(&self, t: &Target) -> bool {
+            t.subresource.is_none() && self.webhook_for(t, AdmissionType::Mutating).is_some()
         }
 
         /// The mutating webhook of `t`'s kind, on CREATE or UPDATE of the main resource.
@@ -290,6 +320,11 @@ mod calls {
 
 #[cfg(not(feature = "webhook"))]
 impl State {
+    /// Without the `webhook` feature there are no admission webhooks.
+    pub(super) fn has_mutating_webhook(&self, _: &Target) -> bool {
+        false
+    }
+
     /// Without the `webhook` feature there are no admission webhooks.
     pub(super) fn mutating_admission(
         &self,

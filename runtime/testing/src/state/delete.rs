@@ -8,6 +8,8 @@
 //! controller, `Controller::GarbageCollector`); the server only sets the finalizers it acts
 //! on, as kube-apiserver does with or without a controller-manager.
 
+use std::borrow::Cow;
+
 use jiff::{SignedDuration, Timestamp};
 
 use super::*;
@@ -160,7 +162,8 @@ impl State {
         let (name, key, existing) = self.stored(t)?;
         self.check_delete_preconditions(t, &name, &existing, options)?;
         let mut grace = options["gracePeriodSeconds"].as_i64();
-        let mut object = Value::clone(&existing);
+        // Copied only when the deletion changes it: most do not.
+        let mut object = Cow::Borrowed(&*existing);
         let verdict = self.before_delete(t, &mut object, &mut grace);
         if verdict == Grace::Pending {
             // Finalizers cannot be changed by a DELETE while a graceful one is pending.
@@ -179,11 +182,11 @@ impl State {
         let mut deleted = None;
         if verdict == Grace::Graceful || !finalizers.is_empty() || gc_finalizers.is_some() {
             if let Some(list) = gc_finalizers {
-                object["metadata"]["finalizers"] = json!(list);
+                object.to_mut()["metadata"]["finalizers"] = json!(list);
             }
             let held = !finalizers_of(&object).is_empty();
             if verdict == Grace::No && held {
-                mark_as_deleting(&mut object, self.clock.now());
+                mark_as_deleting(object.to_mut(), self.clock.now());
             }
             if verdict == Grace::Graceful || held {
                 if w.dry_run {
@@ -196,9 +199,9 @@ impl State {
                 }
                 // The storage writes nothing when nothing changed.
                 let stored = self.objects.get(&key).cloned();
-                let stored = match (object == *existing, stored) {
+                let stored = match (*object == *existing, stored) {
                     (true, Some(stored)) => stored,
-                    (_, stored) => self.commit(key.clone(), object, stored),
+                    (_, stored) => self.commit(key.clone(), object.into_owned(), stored),
                 };
                 if held || grace.unwrap_or(0) > 0 {
                     return Ok(Deletion::Terminating(self.present(t, &stored)?));
@@ -254,20 +257,26 @@ impl State {
     /// `rest.BeforeDelete` past its preconditions: a negative grace period counts as one
     /// second; a Pod is deleted gracefully (`grace` becomes its period), and one already
     /// deleting may only have its grace period shortened.
-    fn before_delete(&self, t: &Target, object: &mut Value, grace: &mut Option<i64>) -> Grace {
+    fn before_delete(
+        &self,
+        t: &Target,
+        object: &mut Cow<'_, Value>,
+        grace: &mut Option<i64>,
+    ) -> Grace {
         if grace.is_some_and(|g| g < 0) {
             *grace = Some(1);
         }
-        let meta = &mut object["metadata"];
-        if meta["deletionGracePeriodSeconds"]
+        if object["metadata"]["deletionGracePeriodSeconds"]
             .as_i64()
             .is_some_and(|g| g < 0)
         {
-            meta["deletionGracePeriodSeconds"] = json!(1);
+            object.to_mut()["metadata"]["deletionGracePeriodSeconds"] = json!(1);
         }
         if !self.is_graceful(t) {
             return Grace::No;
         }
+        let object = object.to_mut();
+        let meta = &mut object["metadata"];
         let now = self.clock.now();
         if let Some(since) = meta["deletionTimestamp"].as_str() {
             let stored = match meta["deletionGracePeriodSeconds"].as_i64() {

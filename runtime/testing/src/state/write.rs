@@ -459,6 +459,9 @@ impl State {
         w: &WriteOptions,
         warnings: &mut Vec<String>,
     ) -> Result<Option<Value>, ApiError> {
+        if !self.has_mutating_webhook(t) {
+            return Ok(None);
+        }
         let mut sent = body.clone();
         sent["metadata"]["name"] = json!(sent_name);
         if let Value::Object(m) = &mut sent["metadata"] {

@@ -17,18 +17,22 @@ impl Rollout<'_, '_> {
         let Some(new_rs) = new_rs else {
             return Err(Failure::Other("the new replica set was not made".into()));
         };
-        let all: Vec<Value> = old.iter().cloned().chain([new_rs.clone()]).collect();
-        if self.reconcile_new_replica_set(&all, &new_rs)? {
-            return self.sync_rollout_status(&all, Some(&new_rs));
+        // All of them, the new one last.
+        let olds = old.len();
+        let mut all = old;
+        all.push(new_rs);
+        let (old, new_rs) = (&all[..olds], &all[olds]);
+        if self.reconcile_new_replica_set(&all, new_rs)? {
+            return self.sync_rollout_status(&all, Some(new_rs));
         }
-        if self.reconcile_old_replica_sets(&all, active(&old), &new_rs)? {
-            return self.sync_rollout_status(&all, Some(&new_rs));
+        if self.reconcile_old_replica_sets(&all, active(old), new_rs)? {
+            return self.sync_rollout_status(&all, Some(new_rs));
         }
         let status = self.status();
         if self.complete(&status) {
-            self.cleanup_deployment(&old)?;
+            self.cleanup_deployment(old)?;
         }
-        self.sync_rollout_status(&all, Some(&new_rs))
+        self.sync_rollout_status(&all, Some(new_rs))
     }
 
     /// `reconcileNewReplicaSet`: whether the new ReplicaSet was resized.

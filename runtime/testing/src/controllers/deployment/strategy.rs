@@ -60,7 +60,12 @@ pub(super) fn max_unavailable(d: &Value) -> i64 {
 
 /// `NewRSNewReplicas`: what the new ReplicaSet may grow to — within the surge when rolling,
 /// all the replicas when recreating.
-pub(super) fn new_rs_new_replicas(d: &Value, all: &[Value], new_rs: &Value) -> i64 {
+/// `all` is every ReplicaSet of the Deployment, the new one included.
+pub(super) fn new_rs_new_replicas<'a>(
+    d: &Value,
+    all: impl IntoIterator<Item = &'a Value>,
+    new_rs: &Value,
+) -> i64 {
     if !is_rolling(d) {
         return replicas(d);
     }
@@ -70,7 +75,7 @@ pub(super) fn new_rs_new_replicas(d: &Value, all: &[Value], new_rs: &Value) -> i
         true,
     )
     .unwrap_or(0);
-    let current: i64 = all.iter().map(replicas).sum();
+    let current: i64 = all.into_iter().map(replicas).sum();
     let max_total = replicas(d) + surge;
     if current >= max_total {
         return replicas(new_rs);

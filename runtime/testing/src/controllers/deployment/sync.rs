@@ -28,8 +28,9 @@ impl Rollout<'_, '_> {
     /// `syncStatusOnly`: a Deployment being deleted only has its status written.
     pub(super) fn sync_status_only(&mut self, rs_list: Vec<Value>) -> Result<()> {
         let (new_rs, old) = self.all_replica_sets_and_sync_revision(rs_list, false)?;
-        let all: Vec<Value> = old.into_iter().chain(new_rs.clone()).collect();
-        self.sync_deployment_status(&all, new_rs.as_ref())
+        let has_new = new_rs.is_some();
+        let all: Vec<Value> = old.into_iter().chain(new_rs).collect();
+        self.sync_deployment_status(&all, all.last().filter(|_| has_new))
     }
 
     /// `sync`: a paused Deployment, or one being scaled: its ReplicaSets scaled, the old ones
@@ -40,8 +41,9 @@ impl Rollout<'_, '_> {
         if self.d["spec"]["paused"] == true && super::history::rollback_to(&self.d).is_none() {
             self.cleanup_deployment(&old)?;
         }
-        let all: Vec<Value> = old.into_iter().chain(new_rs.clone()).collect();
-        self.sync_deployment_status(&all, new_rs.as_ref())
+        let has_new = new_rs.is_some();
+        let all: Vec<Value> = old.into_iter().chain(new_rs).collect();
+        self.sync_deployment_status(&all, all.last().filter(|_| has_new))
     }
 
     /// `checkPausedConditions`: `Progressing` made `Unknown` when the Deployment is paused or
@@ -139,7 +141,7 @@ impl Rollout<'_, '_> {
                 meta(&rs, "namespace").to_owned(),
                 meta(&rs, "name").to_owned(),
             );
-            let updated = self.cx.api.update(REPLICA_SETS, &namespace, &name, &rs)?;
+            let updated = self.cx.api.update(REPLICA_SETS, &namespace, &name, rs)?;
             return Ok(Arc::unwrap_or_clone(updated));
         }
         let revision = rs["metadata"]["annotations"][REVISION]
@@ -190,12 +192,11 @@ impl Rollout<'_, '_> {
             "minReadySeconds",
             int(d, "spec", "minReadySeconds"),
         );
-        let all: Vec<Value> = old.iter().cloned().chain([rs.clone()]).collect();
-        let new_replicas = new_rs_new_replicas(d, &all, &rs);
+        let new_replicas = new_rs_new_replicas(d, old.iter().chain([&rs]), &rs);
         rs["spec"]["replicas"] = json!(new_replicas);
         set_new_replica_set_annotations(d, &mut rs, new_revision, false);
         let namespace = self.namespace().to_owned();
-        let created = match self.cx.api.create(REPLICA_SETS, &namespace, &rs) {
+        let created = match self.cx.api.create(REPLICA_SETS, &namespace, rs) {
             Ok(created) => created,
             Err(e) if e.is_already_exists() => {
                 return self.name_taken(&name, new_revision, Failure::Api(e));
@@ -382,7 +383,7 @@ impl Rollout<'_, '_> {
             meta(rs, "namespace").to_owned(),
             meta(rs, "name").to_owned(),
         );
-        let written = self.cx.api.update(REPLICA_SETS, &namespace, &name, &copy)?;
+        let written = self.cx.api.update(REPLICA_SETS, &namespace, &name, copy)?;
         if resize {
             let direction = if old_scale < new_scale { "up" } else { "down" };
             let message = format!(
