@@ -44,7 +44,10 @@ use crate::informer::{SharedIndexInformer, SharedInformerFactory};
 
 /// Declares the traits and implements them on `kube::Client` (one method per resource, two
 /// for namespaced kinds) and on `SharedInformerFactory`; a `[gate]` wraps a resource's
-/// methods in k8s-openapi's version macro.
+/// methods in k8s-openapi's version macro. The methods are `#[inline]`, so they are compiled
+/// in the crate that calls them: otherwise a dev build of this crate compiles the client,
+/// watcher and decoding of all 60 kinds, and every crate built on it pays for looking through
+/// them (`benches/README.md`, compile time).
 macro_rules! builtin_clients {
     (
         namespaced { $($(#[$ngate:ident])? $nmethod:ident, $nall:ident: $nkind:ty, $ndoc:literal;)* }
@@ -66,14 +69,17 @@ macro_rules! builtin_clients {
 
         impl BuiltinClientExt for kube::Client {
             $(gated!($($ngate)?;
+                #[inline]
                 fn $nmethod(&self, namespace: &str) -> ResourceClient<$nkind> {
                     ResourceClient::namespaced(self.clone(), namespace)
                 }
+                #[inline]
                 fn $nall(&self) -> AllNamespacesClient<$nkind> {
                     AllNamespacesClient::new(self.clone())
                 }
             );)*
             $(gated!($($cgate)?;
+                #[inline]
                 fn $cmethod(&self) -> ResourceClient<$ckind> {
                     ResourceClient::cluster(self.clone())
                 }
@@ -95,11 +101,13 @@ macro_rules! builtin_clients {
 
         impl BuiltinInformersExt for SharedInformerFactory {
             $(gated!($($ngate)?;
+                #[inline]
                 fn $nmethod(&self) -> SharedIndexInformer<$nkind> {
                     self.informer()
                 }
             );)*
             $(gated!($($cgate)?;
+                #[inline]
                 fn $cmethod(&self) -> SharedIndexInformer<$ckind> {
                     self.informer()
                 }
