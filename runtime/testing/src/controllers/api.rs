@@ -393,18 +393,6 @@ impl Body for &Value {
     }
 }
 
-impl Body for &mut Value {
-    fn into_value(self) -> Value {
-        self.clone()
-    }
-}
-
-impl Body for Arc<Value> {
-    fn into_value(self) -> Value {
-        Arc::unwrap_or_clone(self)
-    }
-}
-
 impl Body for &Arc<Value> {
     fn into_value(self) -> Value {
         Value::clone(self)

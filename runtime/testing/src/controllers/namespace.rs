@@ -475,7 +475,7 @@ impl Conditions {
             .as_str()
             .unwrap_or("")
             .to_owned();
-        if let Err(e) = cx.api.update_status(NAMESPACES, "", &name, namespace) {
+        if let Err(e) = cx.api.update_status(NAMESPACES, "", &name, &*namespace) {
             tracing::debug!(namespace = %name, error = %e, "couldn't update status condition");
         }
     }
