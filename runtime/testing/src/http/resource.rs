@@ -42,7 +42,7 @@ fn resolve(state: &State, r: &ResourceRequest) -> Result<Resolved, ApiError> {
     let Some(kind) = state
         .kinds
         .iter()
-        .position(|k| k.group == r.group && k.plural == r.resource)
+        .position(|k| k.plural == r.resource && k.group == r.group)
     else {
         // A built-in group's handler answers for every path under it (an unknown version or
         // resource) with a Status; an unknown group is the plain 404.

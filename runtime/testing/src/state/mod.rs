@@ -379,7 +379,7 @@ impl State {
     fn kind_index(&self, group: &str, plural: &str) -> Option<usize> {
         self.kinds
             .iter()
-            .position(|k| k.group == group && k.plural == plural)
+            .position(|k| k.plural == plural && k.group == group)
     }
 
     /// A stored object as storage holds it (the in-memory controllers' reads).

@@ -91,7 +91,7 @@ impl Map {
     /// The declared field `name`.
     pub fn field(&self, name: &str) -> Option<&StructField> {
         self.fields
-            .binary_search_by(|f| f.name.as_str().cmp(name))
+            .binary_search_by(|f| by_name(&f.name, name))
             .ok()
             .map(|at| &self.fields[at])
     }
@@ -99,6 +99,17 @@ impl Map {
     /// The type of entry `name`: its field's type, or the element type.
     pub fn entry_type(&self, name: &str) -> TypeRef {
         self.field(name).map_or(self.element, |f| f.ty)
+    }
+}
+
+/// `a.cmp(b)`, deciding by the first bytes where they differ without a call to `memcmp`:
+/// most steps of a search through field names end there. Lookups by name are the field
+/// manager's most frequent step.
+#[inline]
+fn by_name(a: &str, b: &str) -> std::cmp::Ordering {
+    match (a.as_bytes().first(), b.as_bytes().first()) {
+        (Some(x), Some(y)) if x != y => x.cmp(y),
+        _ => a.cmp(b),
     }
 }
 
@@ -186,5 +197,52 @@ impl KindTypes {
         let mut schema = openapi::Builder::new();
         let root = schema.kind(&builtin::scale(), false);
         schema.finish(root)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_order_as_strings_do_and_every_declared_field_is_found() {
+        let names = [
+            "",
+            "a",
+            "apiVersion",
+            "apiversion",
+            "b",
+            "kind",
+            "kin",
+            "metadata",
+            "spec",
+            "spe",
+            "status",
+            "x",
+            "\u{e9}t\u{e9}",
+            "Z",
+        ];
+        for a in names {
+            for b in names {
+                assert_eq!(by_name(a, b), a.cmp(b), "{a:?} against {b:?}");
+            }
+        }
+        let mut sorted: Vec<&str> = names.to_vec();
+        sorted.sort_unstable();
+        let map = Map {
+            fields: (sorted.iter())
+                .map(|n| StructField {
+                    name: (*n).to_owned(),
+                    ty: TypeRef::NONE,
+                    default: None,
+                })
+                .collect(),
+            element: TypeRef::NONE,
+            relationship: Relationship::Atomic,
+        };
+        for n in names {
+            assert_eq!(map.field(n).map(|f| f.name.as_str()), Some(n));
+        }
+        assert!(map.field("absent").is_none() && map.field("spec2").is_none());
     }
 }

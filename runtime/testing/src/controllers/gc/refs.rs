@@ -2,7 +2,9 @@
 //! coordinates as a reference names them, a reference, the deletion marks a change carries,
 //! and the owners known to be absent.
 
-use std::collections::{HashSet, VecDeque};
+use std::num::NonZeroUsize;
+
+use lru::LruCache;
 
 use serde_json::Value;
 
@@ -11,7 +13,7 @@ pub(super) const ORPHAN: &str = "orphan";
 pub(super) const FOREGROUND: &str = "foregroundDeletion";
 
 /// How many owners known to be absent are remembered (`absentOwnerCache`).
-const ABSENT_CAPACITY: usize = 500;
+const ABSENT_CAPACITY: NonZeroUsize = NonZeroUsize::new(500).unwrap();
 
 /// An object's coordinates as an ownerReference names them, with a namespace (`""` for a
 /// cluster-scoped object, or for an owner known to be one).
@@ -131,40 +133,57 @@ impl Marks {
 }
 
 /// The identities known not to exist, the least recently used forgotten first.
-#[derive(Default)]
-pub(super) struct AbsentOwners {
-    order: VecDeque<Identity>,
-    known: HashSet<Identity>,
+pub(super) struct AbsentOwners(LruCache<Identity, ()>);
+
+impl Default for AbsentOwners {
+    fn default() -> Self {
+        AbsentOwners(LruCache::new(ABSENT_CAPACITY))
+    }
 }
 
 impl AbsentOwners {
+    /// Remembers `identity` as the most recently used, forgetting the least recently used
+    /// one when full.
     pub(super) fn add(&mut self, identity: Identity) {
-        if self.known.contains(&identity) {
-            self.touch(&identity);
-            return;
-        }
-        if self.order.len() >= ABSENT_CAPACITY
-            && let Some(oldest) = self.order.pop_front()
-        {
-            self.known.remove(&oldest);
-        }
-        self.known.insert(identity.clone());
-        self.order.push_back(identity);
+        self.0.put(identity, ());
     }
 
+    /// Whether `identity` is known to be absent; a known one becomes the most recently used,
+    /// as `absentOwnerCache.Has` does.
     pub(super) fn has(&mut self, identity: &Identity) -> bool {
-        let known = self.known.contains(identity);
-        if known {
-            self.touch(identity);
+        self.0.get(identity).is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn owner(n: usize) -> Identity {
+        Identity {
+            api_version: "v1".into(),
+            kind: "ConfigMap".into(),
+            name: format!("owner-{n}"),
+            uid: format!("uid-{n}"),
+            namespace: "default".into(),
         }
-        known
     }
 
-    fn touch(&mut self, identity: &Identity) {
-        if let Some(i) = self.order.iter().position(|x| x == identity)
-            && let Some(id) = self.order.remove(i)
-        {
-            self.order.push_back(id);
+    #[test]
+    fn absent_owners_forget_the_least_recently_used_first() {
+        let mut absent = AbsentOwners::default();
+        let full = ABSENT_CAPACITY.get();
+        for n in 0..full {
+            absent.add(owner(n));
         }
+        // Looking owner 0 up makes it the most recently used; adding owner 1 again does too.
+        assert!(absent.has(&owner(0)));
+        absent.add(owner(1));
+        absent.add(owner(full));
+        absent.add(owner(full + 1));
+        assert!(absent.has(&owner(0)) && absent.has(&owner(1)));
+        assert!(!absent.has(&owner(2)) && !absent.has(&owner(3)));
+        assert!(absent.has(&owner(4)) && absent.has(&owner(full + 1)));
+        assert!(!absent.has(&owner(full + 2)));
     }
 }
