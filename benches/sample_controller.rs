@@ -132,6 +132,7 @@ impl Backend {
 
     /// [`start`](Backend::start) on a real cluster whose kube-controller-manager runs, with
     /// the test kubelet for `NAMESPACE`.
+    #[cfg(feature = "envtest")]
     async fn start_with_kubelet(name: &'static str, client: kube::Client) -> Backend {
         let kubelet = Kubelet::new().run(client.clone(), Some(NAMESPACE));
         let mut backend = Backend::start(name, client).await;
