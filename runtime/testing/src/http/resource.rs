@@ -39,11 +39,7 @@ enum Resolved {
 /// kind is listed and watched across namespaces, nothing else), the version, and the
 /// subresource (one the kind does not have is a NotFound naming the object).
 fn resolve(state: &State, r: &ResourceRequest) -> Result<Resolved, ApiError> {
-    let Some(kind) = state
-        .kinds
-        .iter()
-        .position(|k| k.plural == r.resource && k.group == r.group)
-    else {
+    let Some(kind) = state.kind_index(&r.group, &r.resource) else {
         // A built-in group's handler answers for every path under it (an unknown version or
         // resource) with a Status; an unknown group is the plain 404.
         if state

@@ -376,7 +376,7 @@ impl State {
     }
 
     /// The index of the kind serving `group`/`plural`.
-    fn kind_index(&self, group: &str, plural: &str) -> Option<usize> {
+    pub(crate) fn kind_index(&self, group: &str, plural: &str) -> Option<usize> {
         self.kinds
             .iter()
             .position(|k| k.plural == plural && k.group == group)
