@@ -1,5 +1,10 @@
 #!/usr/bin/env bash
 # Compile time of N kinds written for kubegen against the same kinds written for kube-derive.
+# kube-derive's crate takes kube with only its derive (`default-features = false, features =
+# ["derive"]`: no client). kubegen is built two ways: `kubegen` with `default-features = false`,
+# the API types without the runtime, as kube's derive is without its client; and
+# `kubegen+runtime` with its default features, the typed clients, listers, informers and
+# controllers included. The ratios compare each with kube-derive.
 #
 # For each N and profile: dependencies are built first (untimed), then the generated crate is
 # built clean (timed), then one field is changed and it is built again (timed). Prints the
@@ -41,6 +46,8 @@ serde = { version = "1", features = ["derive"] }
 serde_json = "1"
 TOML
     if [ "$tool" = kubegen ]; then
+        echo "kubegen = { path = \"$ROOT\", default-features = false }"
+    elif [ "$tool" = kubegen+runtime ]; then
         echo "kubegen = { path = \"$ROOT\" }"
     else
         echo "kube = { version = \"$KUBE_VERSION\", default-features = false, features = [\"derive\"] }"
@@ -53,7 +60,7 @@ kinds() { # tool n field-name
     # APPLY=1: kubegen's kinds ask for apply configurations (kube-derive has none).
     local APPLY_ATTR=""
     [ "${APPLY:-0}" = 1 ] && APPLY_ATTR=$'\n#[apply]'
-    if [ "$tool" = kubegen ]; then
+    if [ "$tool" != kube-derive ]; then
         echo "use std::collections::BTreeMap;"
         echo "use kubegen::prelude::*;"
     else
@@ -63,7 +70,7 @@ kinds() { # tool n field-name
         echo "use serde::{Deserialize, Serialize};"
     fi
     for i in $(seq 0 $((n - 1))); do
-        if [ "$tool" = kubegen ]; then
+        if [ "$tool" != kube-derive ]; then
             cat <<RS
 
 /// Kind $i.
@@ -147,13 +154,15 @@ build() { # dir profile
     fi
 }
 
-printf "%-8s %4s %-10s %10s %10s %8s\n" profile N build kubegen kube-derive ratio
+TOOLS="kubegen kubegen+runtime kube-derive"
+ratio() { echo "$1 / $2" | bc -l; }
+printf "%-8s %4s %-10s %10s %16s %12s %8s %16s\n" profile N build kubegen kubegen+runtime kube-derive ratio "ratio+runtime"
 for profile in $PROFILES; do
     for n in $NS; do
         declare -A clean=() incr=()
-        for tool in kubegen kube-derive; do
+        for tool in $TOOLS; do
             dir="$WORK/$tool-$n"
-            name="gen-${tool}-$n"
+            name="gen-${tool/+/-}-$n"
             mkdir -p "$dir/src"
             manifest "$tool" "$name" > "$dir/Cargo.toml"
             kinds "$tool" 1 value > "$dir/src/lib.rs"
@@ -168,25 +177,31 @@ for profile in $PROFILES; do
             kinds "$tool" "$n" value_changed > "$dir/src/lib.rs"
             incr[$tool]=$(seconds build "$dir" "$profile")
         done
-        printf "%-8s %4s %-10s %10.2f %10.2f %8.2f\n" "$profile" "$n" clean "${clean[kubegen]}" "${clean[kube-derive]}" "$(echo "${clean[kubegen]} / ${clean[kube-derive]}" | bc -l)"
-        printf "%-8s %4s %-10s %10.2f %10.2f %8.2f\n" "$profile" "$n" one-field "${incr[kubegen]}" "${incr[kube-derive]}" "$(echo "${incr[kubegen]} / ${incr[kube-derive]}" | bc -l)"
+        for build in clean one-field; do
+            if [ $build = clean ]; then
+                a=${clean[kubegen]} r=${clean[kubegen+runtime]} k=${clean[kube-derive]}
+            else
+                a=${incr[kubegen]} r=${incr[kubegen+runtime]} k=${incr[kube-derive]}
+            fi
+            printf "%-8s %4s %-10s %10.2f %16.2f %12.2f %8.2f %16.2f\n" "$profile" "$n" $build "$a" "$r" "$k" "$(ratio "$a" "$k")" "$(ratio "$r" "$k")"
+        done
     done
 done
 
 [ "${EXPANDED:-1}" = 0 ] && exit 0
 echo
-printf "%-20s %4s %16s %16s %8s\n" "expanded per kind" N kubegen kube-derive ratio
+printf "%-20s %4s %22s %22s %22s %8s\n" "expanded per kind" N kubegen kubegen+runtime kube-derive ratio
 for n in $NS; do
     declare -A bytes=() lines=()
-    for tool in kubegen kube-derive; do
+    for tool in $TOOLS; do
         dir="$WORK/$tool-$n"
         mkdir -p "$dir/src"
-        manifest "$tool" "gen-${tool}-$n" > "$dir/Cargo.toml"
+        manifest "$tool" "gen-${tool/+/-}-$n" > "$dir/Cargo.toml"
         kinds "$tool" "$n" value > "$dir/src/lib.rs"
         read -r b l < <(expanded "$dir")
         bytes[$tool]=$((b / n))
         lines[$tool]=$((l / n))
     done
-    printf "%-20s %4s %10s bytes %10s bytes %8.2f\n" "" "$n" "${bytes[kubegen]}" "${bytes[kube-derive]}" "$(echo "${bytes[kubegen]} / ${bytes[kube-derive]}" | bc -l)"
-    printf "%-20s %4s %10s lines %10s lines %8.2f\n" "" "$n" "${lines[kubegen]}" "${lines[kube-derive]}" "$(echo "${lines[kubegen]} / ${lines[kube-derive]}" | bc -l)"
+    printf "%-20s %4s %16s bytes %16s bytes %16s bytes %8.2f\n" "" "$n" "${bytes[kubegen]}" "${bytes[kubegen+runtime]}" "${bytes[kube-derive]}" "$(ratio "${bytes[kubegen]}" "${bytes[kube-derive]}")"
+    printf "%-20s %4s %16s lines %16s lines %16s lines %8.2f\n" "" "$n" "${lines[kubegen]}" "${lines[kubegen+runtime]}" "${lines[kube-derive]}" "$(ratio "${lines[kubegen]}" "${lines[kube-derive]}")"
 done

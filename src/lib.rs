@@ -7,6 +7,9 @@
 //! informer accessor on [`informer::SharedInformerFactory`], and a registry that `crdgen`
 //! prints from. With the `testing` feature, `testing::ApiServer` is an in-memory API server
 //! to run all of it against; with `envtest`, `testing::Envtest` runs a real kube-apiserver.
+//! The clients, listers, informers and controllers are the `runtime` feature's, on by
+//! default; a crate that only defines an API can leave it out (`default-features = false`)
+//! and keeps everything else the derives give.
 //!
 //! ```
 //! use kubegen::prelude::*;
@@ -45,6 +48,15 @@
 
 pub use kubegen_derive::{ApiType, CustomResource};
 
+// `crd` is kubegen-core's (building, merging and checking CRDs), with the runtime's installing
+// and migrating added when the `runtime` feature is on.
+#[cfg(not(feature = "runtime"))]
+pub use kubegen_core::crd;
+pub use kubegen_core::{
+    ApiFields, CrdError, CustomResource, DeepCopy, Defaults, FieldInfo, List, PrinterColumn,
+    ResourceInfo, ScaleInfo, Scope, apply, convert, crdgen, fieldpath, rbac, registry, schema,
+    selector, validation,
+};
 /// Runs an `async fn name(env: testing::TestEnv)` test on every backend: as `name::in_memory`
 /// on the in-memory server, and as `name::on_apiserver` on the real apiserver that
 /// `KUBEGEN_TEST_KUBECONFIG` or `KUBEBUILDER_ASSETS` configures (it passes without running
@@ -58,11 +70,11 @@ pub use kubegen_derive::{ApiType, CustomResource};
 /// the in-memory server — applied on every backend. See [`testing::backend`].
 #[cfg(feature = "testing")]
 pub use kubegen_derive::test;
+#[cfg(feature = "runtime")]
+pub use kubegen_runtime::crd;
+#[cfg(feature = "runtime")]
 pub use kubegen_runtime::{
-    ApiFields, CrdError, CustomResource, DeepCopy, Defaults, FieldInfo, List, PrinterColumn,
-    ResourceInfo, ScaleInfo, Scope, apply, builtin, cache, client, controller, convert, crd,
-    crdgen, events, fieldpath, informer, leaderelection, metrics, rbac, registry, schema, selector,
-    validation, workqueue,
+    builtin, cache, client, controller, events, informer, leaderelection, metrics, workqueue,
 };
 
 /// The in-memory API server for tests (feature `testing`), and `Envtest`, a real etcd +
@@ -84,15 +96,37 @@ pub use kubegen_runtime::webhook;
 /// schemars' derive-facing names.
 pub mod prelude {
     pub use crate::{ApiType, CustomResource};
-    pub use kubegen_runtime::apply::ObjectConfiguration as _;
-    pub use kubegen_runtime::validation::Validate;
-    pub use kubegen_runtime::{DeepCopy, Defaults};
+    pub use kubegen_core::apply::ObjectConfiguration as _;
+    pub use kubegen_core::validation::Validate;
+    pub use kubegen_core::{DeepCopy, Defaults};
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
 }
 
 #[doc(hidden)]
+#[cfg(not(feature = "runtime"))]
+pub use kubegen_core::__private;
+#[doc(hidden)]
+#[cfg(feature = "runtime")]
 pub use kubegen_runtime::__private;
+
+/// What the derives wrap their client, lister and informer code in: the code itself with the
+/// `runtime` feature, nothing without it. Not a public API.
+#[doc(hidden)]
+#[cfg(feature = "runtime")]
+#[macro_export]
+macro_rules! __runtime {
+    ($($item:tt)*) => { $($item)* };
+}
+
+/// What the derives wrap their client, lister and informer code in: the code itself with the
+/// `runtime` feature, nothing without it. Not a public API.
+#[doc(hidden)]
+#[cfg(not(feature = "runtime"))]
+#[macro_export]
+macro_rules! __runtime {
+    ($($item:tt)*) => {};
+}
 
 /// The README's example, compiled and run with the doctests so that it cannot drift.
 #[cfg(all(doctest, feature = "testing"))]

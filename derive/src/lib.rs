@@ -16,10 +16,11 @@ use syn::{DeriveInput, parse_macro_input};
 use parse::Which;
 
 /// Generates a Kubernetes kind from its spec struct: the kind and its list, deep-copy,
-/// defaulting, the schema and CRD, the typed client, lister and informer accessors, with
-/// `#[apply]` on the struct apply configurations (the kind's, the spec's and `extract_*`;
-/// opt-in because they are most of a kind's compile time), and with `#[convert]`
-/// conversions. Every other type inside the kind derives [`ApiType`](macro@ApiType).
+/// defaulting, the schema and CRD, the typed client, lister and informer accessors (with
+/// kubegen's `runtime` feature, on by default), with `#[apply]` on the struct apply
+/// configurations (the kind's, the spec's and `extract_*`; opt-in because they are most of a
+/// kind's compile time), and with `#[convert]` conversions. Every other type inside the kind
+/// derives [`ApiType`](macro@ApiType).
 ///
 /// ```ignore
 /// use kubegen::prelude::*;
@@ -99,12 +100,16 @@ fn run(input: &DeriveInput, which: Which) -> proc_macro2::TokenStream {
     out.extend(expand::convert::expand(model));
     if let Some(resource) = &model.resource {
         out.extend(expand::kind::expand(model, resource));
-        out.extend(expand::client::expand(model, resource));
+        out.extend(expand::client::subresources(resource));
         if model.apply {
             out.extend(expand::apply::expand_kind(model, resource));
         }
-        out.extend(expand::lister::expand(model, resource));
         out.extend(expand::convert::expand_kind(model, resource));
+        // The typed client, lister and informer need kubegen's `runtime` feature: the facade's
+        // `__runtime!` keeps them with it and drops them without.
+        let mut runtime = expand::client::expand(model, resource);
+        runtime.extend(expand::lister::expand(model, resource));
+        out.extend(quote::quote!(::kubegen::__runtime! { #runtime }));
     }
     out
 }

@@ -37,27 +37,10 @@ pub use kubegen_core::{
     registry, resource, schema, selector, validation, webhook_paths,
 };
 
-/// What generated code reaches through `::kubegen::__private`. Not a public API.
+/// What generated code reaches through `::kubegen::__private`: kubegen-core's, and kube for
+/// the typed clients. Not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::apply::wire as apply_wire;
-    pub use crate::convert::checks::{check_hub_fields, check_hub_kind, check_spoke_field};
-    pub use crate::convert::dynamic::{value_from_hub, value_to_hub};
-    pub use crate::convert::identity as convert_identity;
-    pub use crate::convert::kind::{from_hub, to_hub};
-    pub use crate::deepcopy::{DeepCopyProbe, ViaClone, ViaDeepCopy};
-    pub use crate::defaults::{DefaultsProbe, NoDefaults, ViaDefaults};
-    pub use crate::registry::Registration;
-    pub use crate::resource::{deserialize_object, serialize_object};
-    pub use crate::schema;
-    pub use inventory;
-    pub use k8s_openapi;
     pub use kube;
-    pub use kube_core;
-    pub use kubegen_core::api_fields::{
-        FieldsOf, ListOf, NoApiFields, check_items_correlate, check_list_map_key, check_rule_field,
-    };
-    pub use schemars;
-    pub use serde;
-    pub use serde_json;
+    pub use kubegen_core::__private::*;
 }

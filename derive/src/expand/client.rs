@@ -36,7 +36,7 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
     let client = quote!(::kubegen::client::ResourceClient<#kind>);
     let kube_client = quote!(::kubegen::__private::kube::Client);
     let trait_doc = format!("Typed clients for [`{kind_name}`] on `kube::Client` (client-gen).");
-    let body = if cluster {
+    if cluster {
         let doc = format!("`{kind_name}` objects (cluster-scoped).");
         quote! {
             #[doc = #trait_doc]
@@ -76,17 +76,22 @@ pub fn expand(model: &Model, r: &ResourceArgs) -> TokenStream {
                 }
             }
         }
-    };
+    }
+}
+
+/// What the kind's subresources make of it, for the clients' status and scale methods: facts
+/// about the type, so they are there with or without the runtime.
+pub fn subresources(r: &ResourceArgs) -> TokenStream {
+    let kind = format_ident!("{}", r.kind.as_str());
     let status = r
         .status
         .as_ref()
-        .map(|_| quote!(impl ::kubegen::client::HasStatusSubresource for #kind {}));
+        .map(|_| quote!(impl ::kubegen::__private::HasStatusSubresource for #kind {}));
     let scale = r
         .scale
         .as_ref()
-        .map(|_| quote!(impl ::kubegen::client::HasScaleSubresource for #kind {}));
+        .map(|_| quote!(impl ::kubegen::__private::HasScaleSubresource for #kind {}));
     quote! {
-        #body
         #status
         #scale
     }
