@@ -7,7 +7,7 @@ use std::fmt::Write;
 use serde_json::Value;
 
 #[doc(hidden)]
-pub use kubegen_go::strconv::{is_print, quote};
+pub use kubegen_go::strconv::{is_print, quote, quote_bytes};
 
 /// Go's `fmt.Sprintf("%v", f)` for a float64: shortest digits, exponent form when the
 /// exponent is below -4 or at least 6 (`1e+06`, `1.5e-05`, `0.5`, `3`).

@@ -31,29 +31,40 @@ pub use crate::unicode::is_print;
 
 /// Go's `strconv.Quote` (`%q`): a double-quoted string with Go escapes.
 pub fn quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
+    quote_bytes(s.as_bytes())
+}
+
+/// Go's `strconv.Quote` of a Go string, which need not be UTF-8: as [`quote`], with each byte
+/// that starts no valid UTF-8 sequence written `\xNN`, as Go decodes it.
+pub fn quote_bytes(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() + 2);
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            c if is_print(c) => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\u{7}' => out.push_str("\\a"),
+                '\u{8}' => out.push_str("\\b"),
+                '\u{c}' => out.push_str("\\f"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\u{b}' => out.push_str("\\v"),
+                c if is_print(c) => out.push(c),
+                c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                    let _ = write!(out, "\\x{:02x}", c as u32);
+                }
+                c if (c as u32) < 0x10000 => {
+                    let _ = write!(out, "\\u{:04x}", c as u32);
+                }
+                c => {
+                    let _ = write!(out, "\\U{:08x}", c as u32);
+                }
             }
-            c if (c as u32) < 0x10000 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => {
-                let _ = write!(out, "\\U{:08x}", c as u32);
-            }
+        }
+        for b in chunk.invalid() {
+            let _ = write!(out, "\\x{b:02x}");
         }
     }
     out.push('"');
@@ -63,6 +74,14 @@ pub fn quote(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_quote_as_go_quotes_them() {
+        assert_eq!(quote_bytes(b"a\"b"), r#""a\"b""#);
+        assert_eq!(quote_bytes("é\n".as_bytes()), r#""é\n""#);
+        assert_eq!(quote_bytes(b"%\xe2\x82"), r#""%\xe2\x82""#);
+        assert_eq!(quote_bytes(b"\xffa\xc3"), r#""\xffa\xc3""#);
+    }
 
     #[test]
     fn floats_print_like_go_percent_v() {

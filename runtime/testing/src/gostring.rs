@@ -2,8 +2,6 @@
 //! messages read it rune by rune, each byte that starts no valid UTF-8 sequence being one
 //! U+FFFD of width 1. These helpers read bytes that way.
 
-use std::fmt::Write as _;
-
 use kubegen_core::go_print;
 
 /// Go's `for i, r := range s`: each rune with its byte offset, an invalid byte being
@@ -24,20 +22,7 @@ pub(super) fn runes(bytes: &[u8]) -> Vec<(usize, char, usize)> {
     out
 }
 
-/// Go's `strconv.Quote` (`%q`) of a byte string: as [`go_print::quote`], with each invalid
-/// byte written `\xNN`.
-pub(super) fn quote(bytes: &[u8]) -> String {
-    let mut out = String::from("\"");
-    for chunk in bytes.utf8_chunks() {
-        let valid = go_print::quote(chunk.valid());
-        out.push_str(&valid[1..valid.len() - 1]);
-        for b in chunk.invalid() {
-            let _ = write!(out, "\\x{b:02x}");
-        }
-    }
-    out.push('"');
-    out
-}
+pub(super) use go_print::quote_bytes as quote;
 
 #[cfg(test)]
 mod tests {

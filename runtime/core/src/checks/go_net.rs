@@ -1,8 +1,13 @@
 //! Go's network-address parsers as the apiserver's string formats use them: `net.ParseIP`
 //! (strict, and the "sloppy" Go 1.16 variant Kubernetes keeps for IPv4), `net.ParseCIDR`,
-//! `net.ParseMAC`, `net/url.ParseRequestURI` and `net/mail.ParseAddress`.
+//! `net.ParseMAC`, `net/netip.ParseAddr` (with which `net/url` checks bracketed hosts) and
+//! `net/mail.ParseAddress`. `net/url` itself is `go_url`'s; the checks the `uri` format and
+//! the CRD annotations make with it are re-exported here.
 
-use crate::go_print;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+pub(crate) use super::go_url::{is_request_uri, is_url_with_host, request_uri_error};
+use crate::go_print::quote_bytes;
 
 /// How strictly an IP literal is read.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -133,163 +138,178 @@ pub(crate) fn is_mac(s: &str) -> bool {
     }
 }
 
-/// The first malformed `%` escape in `s` (`%` not followed by two hex digits), as Go quotes
-/// it in `invalid URL escape "%zz"`.
-fn bad_escape(s: &str) -> Option<&str> {
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            if i + 2 >= b.len() || !(b[i + 1].is_ascii_hexdigit() && b[i + 2].is_ascii_hexdigit()) {
-                let end = (i + 3).min(b.len());
-                return Some(s.get(i..end).unwrap_or(&s[i..]));
-            }
-            i += 3;
-        } else {
-            i += 1;
-        }
-    }
-    None
+/// An address `netip.ParseAddr` accepts: the IP and whether it carried an IPv6 zone
+/// (`fe80::1%eth0`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Addr {
+    pub(crate) ip: IpAddr,
+    pub(crate) zoned: bool,
 }
 
-fn escape_error(s: &str) -> Result<(), String> {
-    match bad_escape(s) {
-        Some(e) => Err(format!("invalid URL escape {}", go_print::quote(e))),
-        None => Ok(()),
-    }
-}
-
-/// The characters `net/url` leaves unescaped in a host (besides letters, digits and
-/// non-ASCII bytes).
-fn host_char_ok(c: u8) -> bool {
-    c >= 0x80 || c.is_ascii_alphanumeric() || b"-_.~!$&'()*+,;=:[]<>\"%".contains(&c)
-}
-
-/// `parseHost`'s checks, with Go's error.
-fn host_error(host: &str) -> Result<(), String> {
-    let b = host.as_bytes();
-    let port_ok = |p: &str| {
-        p.is_empty() || (p.starts_with(':') && p[1..].bytes().all(|c| c.is_ascii_digit()))
-    };
-    let bad_port = |p: &str| format!("invalid port {} after host", go_print::quote(p));
-    if host.starts_with('[') {
-        let Some(close) = host.rfind(']') else {
-            return Err("missing ']' in host".to_owned());
-        };
-        if !port_ok(&host[close + 1..]) {
-            return Err(bad_port(&host[close + 1..]));
-        }
-    } else if let Some(colon) = host.rfind(':')
-        && !port_ok(&host[colon..])
-    {
-        return Err(bad_port(&host[colon..]));
-    }
-    escape_error(host)?;
-    // In a host, %-escapes may only encode non-ASCII bytes (or be %25 in a zone).
-    for (i, _) in host.match_indices('%') {
-        let hi = b[i + 1];
-        if (hi as char).to_digit(16).is_some_and(|d| d < 8) && &host[i..i + 3] != "%25" {
-            return Err(format!(
-                "invalid URL escape {}",
-                go_print::quote(&host[i..i + 3])
-            ));
-        }
-    }
-    match b.iter().find(|&&c| !host_char_ok(c)) {
-        Some(&c) => Err(format!(
-            "invalid character {} in host name",
-            go_print::quote(&(c as char).to_string())
-        )),
-        None => Ok(()),
-    }
-}
-
-fn userinfo_ok(user: &str) -> bool {
-    user.chars()
-        .all(|c| c.is_ascii_alphanumeric() || "-._:~!$&'()*+,;=%@".contains(c))
-        && bad_escape(user).is_none()
-}
-
-/// `url.ParseRequestURI(s)` succeeds: an absolute URI, or an absolute path.
-pub(crate) fn is_request_uri(s: &str) -> bool {
-    request_uri_error(s).is_none()
-}
-
-/// `url.ParseRequestURI(s)` succeeds with a scheme and a host (`https://example.com/x`): how
-/// the apiserver recognizes a link (the `api-approved.kubernetes.io` annotation's).
-pub(crate) fn is_url_with_host(s: &str) -> bool {
-    matches!(reason(s), Ok((scheme, host)) if !scheme.is_empty() && !host.is_empty())
-}
-
-/// Why `url.ParseRequestURI(s)` fails, in Go's words (`parse "x": invalid URI for
-/// request`), or `None` when it succeeds.
-pub(crate) fn request_uri_error(s: &str) -> Option<String> {
-    reason(s)
-        .err()
-        .map(|r| format!("parse {}: {r}", go_print::quote(s)))
-}
-
-/// The scheme and host of `s` when `url.ParseRequestURI` accepts it (both may be empty), or
-/// Go's reason why not.
-fn reason(s: &str) -> Result<(&str, &str), String> {
-    if s.bytes().any(|b| b < 0x20 || b == 0x7f) {
-        return Err("net/url: invalid control character in URL".to_owned());
-    }
-    if s.is_empty() {
-        return Err("empty url".to_owned());
-    }
-    if s == "*" {
-        return Ok(("", ""));
-    }
-    // The scheme: letters, then letters, digits, `+`, `-`, `.` up to a colon.
-    let mut scheme = "";
-    let mut rest = s;
-    for (i, c) in s.bytes().enumerate() {
+/// `netip.ParseAddr`, failing with Go's text (`ParseAddr("1.2.3"): IPv4 address too short`).
+/// It reads bytes because `net/url` calls it on a bracketed host after unescaping it, which
+/// need not be UTF-8 (`[%ff]`).
+pub(crate) fn parse_addr(s: &[u8]) -> Result<Addr, String> {
+    for &c in s {
         match c {
-            b'a'..=b'z' | b'A'..=b'Z' => {}
-            b'0'..=b'9' | b'+' | b'-' | b'.' if i > 0 => {}
-            b':' if i == 0 => return Err("missing protocol scheme".to_owned()),
-            b':' => {
-                scheme = &s[..i];
-                rest = &s[i + 1..];
+            b'.' => {
+                let fields = ipv4_fields(s, s)?;
+                return Ok(Addr {
+                    ip: IpAddr::V4(Ipv4Addr::from(fields)),
+                    zoned: false,
+                });
+            }
+            b':' => return parse_addr_ipv6(s),
+            // An IPv6 zone without its address.
+            b'%' => return Err(addr_error(s, "missing IPv6 address", b"")),
+            _ => {}
+        }
+    }
+    Err(addr_error(s, "unable to parse IP", b""))
+}
+
+/// `parseAddrError`: the input, what is wrong, and where (`at`, when not empty).
+fn addr_error(input: &[u8], message: &str, at: &[u8]) -> String {
+    let mut out = format!("ParseAddr({}): {message}", quote_bytes(input));
+    if !at.is_empty() {
+        out.push_str(&format!(" (at {})", quote_bytes(at)));
+    }
+    out
+}
+
+/// `parseIPv4Fields`: the four fields of `part`, dotted decimal at the end of `input`.
+fn ipv4_fields(input: &[u8], part: &[u8]) -> Result<[u8; 4], String> {
+    let mut fields = [0u8; 4];
+    let (mut value, mut pos, mut digits) = (0u32, 0usize, 0);
+    for (i, &c) in part.iter().enumerate() {
+        match c {
+            b'0'..=b'9' => {
+                if digits == 1 && value == 0 {
+                    let message = "IPv4 field has octet with leading zero";
+                    return Err(addr_error(input, message, b""));
+                }
+                value = value * 10 + u32::from(c - b'0');
+                digits += 1;
+                if value > 255 {
+                    return Err(addr_error(input, "IPv4 field has value >255", b""));
+                }
+            }
+            b'.' => {
+                if i == 0 || i == part.len() - 1 || part[i - 1] == b'.' {
+                    let message = "IPv4 field must have at least one digit";
+                    return Err(addr_error(input, message, &part[i..]));
+                }
+                if pos == 3 {
+                    return Err(addr_error(input, "IPv4 address too long", b""));
+                }
+                fields[pos] = value as u8;
+                pos += 1;
+                (value, digits) = (0, 0);
+            }
+            _ => return Err(addr_error(input, "unexpected character", &part[i..])),
+        }
+    }
+    if pos < 3 {
+        return Err(addr_error(input, "IPv4 address too short", b""));
+    }
+    fields[3] = value as u8;
+    Ok(fields)
+}
+
+/// `parseIPv6`: hex groups, at most one `::`, an optional dotted IPv4 tail and `%zone`.
+fn parse_addr_ipv6(input: &[u8]) -> Result<Addr, String> {
+    let fail = |message: &str, at: &[u8]| Err(addr_error(input, message, at));
+    let (mut s, zoned) = match input.iter().position(|&c| c == b'%') {
+        Some(i) if i + 1 == input.len() => return fail("zone must be a non-empty string", b""),
+        Some(i) => (&input[..i], true),
+        None => (input, false),
+    };
+    let mut ip = [0u8; 16];
+    let mut ellipsis = None;
+    if s.starts_with(b"::") {
+        ellipsis = Some(0);
+        s = &s[2..];
+        if s.is_empty() {
+            return Ok(Addr {
+                ip: IpAddr::V6(Ipv6Addr::UNSPECIFIED),
+                zoned,
+            });
+        }
+    }
+    let mut i = 0;
+    while i < 16 {
+        let (mut digits, mut group) = (0, 0u32);
+        while let Some(d) = s.get(digits).and_then(|&c| (c as char).to_digit(16)) {
+            group = (group << 4) + d;
+            if digits > 3 {
+                return fail("each group must have 4 or less digits", s);
+            }
+            if group > 0xFFFF {
+                return fail("IPv6 field has value >=2^16", s);
+            }
+            digits += 1;
+        }
+        if digits == 0 {
+            return fail("each colon-separated field must have at least one digit", s);
+        }
+        if s.get(digits) == Some(&b'.') {
+            if ellipsis.is_none() && i != 12 {
+                let message =
+                    "embedded IPv4 address must replace the final 2 fields of the address";
+                return fail(message, s);
+            }
+            if i + 4 > 16 {
+                let message =
+                    "too many hex fields to fit an embedded IPv4 at the end of the address";
+                return fail(message, s);
+            }
+            ip[i..i + 4].copy_from_slice(&ipv4_fields(input, s)?);
+            s = b"";
+            i += 4;
+            break;
+        }
+        ip[i..i + 2].copy_from_slice(&(group as u16).to_be_bytes());
+        i += 2;
+        s = &s[digits..];
+        if s.is_empty() {
+            break;
+        }
+        if s[0] != b':' {
+            return fail("unexpected character, want colon", s);
+        }
+        if s.len() == 1 {
+            return fail("colon must be followed by more characters", s);
+        }
+        s = &s[1..];
+        if s[0] == b':' {
+            if ellipsis.is_some() {
+                return fail("multiple :: in address", s);
+            }
+            ellipsis = Some(i);
+            s = &s[1..];
+            if s.is_empty() {
                 break;
             }
-            _ => break,
         }
     }
-    let rest = if rest.ends_with('?') && rest.matches('?').count() == 1 {
-        &rest[..rest.len() - 1]
-    } else {
-        rest.split_once('?').map_or(rest, |(r, _)| r)
-    };
-    if !rest.starts_with('/') {
-        // With a scheme, a rootless rest is an opaque part; without one, not a request URI.
-        return match scheme.is_empty() {
-            true => Err("invalid URI for request".to_owned()),
-            false => Ok((scheme, "")),
-        };
+    if !s.is_empty() {
+        return fail("trailing garbage after address", s);
     }
-    let mut path = rest;
-    let mut host = "";
-    if !scheme.is_empty() && rest.starts_with("//") {
-        let authority = &rest[2..];
-        let (authority, p) = match authority.find('/') {
-            Some(i) => (&authority[..i], &authority[i..]),
-            None => (authority, ""),
+    if i < 16 {
+        let Some(e) = ellipsis else {
+            return fail("address string too short", b"");
         };
-        path = p;
-        host = match authority.rfind('@') {
-            Some(i) => {
-                if !userinfo_ok(&authority[..i]) {
-                    return Err("net/url: invalid userinfo".to_owned());
-                }
-                &authority[i + 1..]
-            }
-            None => authority,
-        };
-        host_error(host)?;
+        // Move what follows the `::` to the end; zeros fill the gap.
+        let n = 16 - i;
+        ip.copy_within(e..i, e + n);
+        ip[e..e + n].fill(0);
+    } else if ellipsis.is_some() {
+        return fail("the :: must expand to at least one field of zeros", s);
     }
-    escape_error(path).map(|()| (scheme, host))
+    Ok(Addr {
+        ip: IpAddr::V6(Ipv6Addr::from(ip)),
+        zoned,
+    })
 }
 
 fn is_atext(c: char) -> bool {
@@ -382,51 +402,91 @@ mod tests {
     }
 
     #[test]
-    fn request_uris_follow_go() {
-        for ok in [
-            "http://example.com/a?b#c",
-            "/abs/path",
-            "mailto:a@b",
-            "http:",
-            "*",
-            "http://[::1]:80/",
-            "http://user:pw@host/",
+    fn addresses_fail_as_netip_words_it() {
+        let err = |s: &[u8]| parse_addr(s).err().unwrap_or_default();
+        // As go1.27.3's netip.ParseAddr printed them.
+        for (input, want) in [
+            (&b"foo"[..], r#"ParseAddr("foo"): unable to parse IP"#),
+            (b"", r#"ParseAddr(""): unable to parse IP"#),
+            (b"%eth0", r#"ParseAddr("%eth0"): missing IPv6 address"#),
+            (b"1.2.3", r#"ParseAddr("1.2.3"): IPv4 address too short"#),
+            (
+                b"1.2.3.4.5",
+                r#"ParseAddr("1.2.3.4.5"): IPv4 address too long"#,
+            ),
+            (
+                b"1.2.3.256",
+                r#"ParseAddr("1.2.3.256"): IPv4 field has value >255"#,
+            ),
+            (
+                b"01.2.3.4",
+                r#"ParseAddr("01.2.3.4"): IPv4 field has octet with leading zero"#,
+            ),
+            (
+                b"1..2.3",
+                r#"ParseAddr("1..2.3"): IPv4 field must have at least one digit (at ".2.3")"#,
+            ),
+            (
+                b"1.2.3.x",
+                r#"ParseAddr("1.2.3.x"): unexpected character (at "x")"#,
+            ),
+            (
+                b"::g",
+                r#"ParseAddr("::g"): each colon-separated field must have at least one digit (at "g")"#,
+            ),
+            (
+                b"12345::",
+                r#"ParseAddr("12345::"): each group must have 4 or less digits (at "12345::")"#,
+            ),
+            (b"1:2", r#"ParseAddr("1:2"): address string too short"#),
+            (
+                b"1:",
+                r#"ParseAddr("1:"): colon must be followed by more characters (at ":")"#,
+            ),
+            (
+                b"1::2::3",
+                r#"ParseAddr("1::2::3"): multiple :: in address (at ":3")"#,
+            ),
+            (
+                b"1:2:3:4:5:6:7:8::",
+                r#"ParseAddr("1:2:3:4:5:6:7:8::"): the :: must expand to at least one field of zeros"#,
+            ),
+            (
+                b"1:2:3:4:5:6:7:8:9",
+                r#"ParseAddr("1:2:3:4:5:6:7:8:9"): trailing garbage after address (at "9")"#,
+            ),
+            (
+                b"1:2:3:1.2.3.4",
+                r#"ParseAddr("1:2:3:1.2.3.4"): embedded IPv4 address must replace the final 2 fields of the address (at "1.2.3.4")"#,
+            ),
+            (
+                b"fe80::1%",
+                r#"ParseAddr("fe80::1%"): zone must be a non-empty string"#,
+            ),
+            (
+                b"1::x",
+                r#"ParseAddr("1::x"): each colon-separated field must have at least one digit (at "x")"#,
+            ),
+            (
+                b"1:2x",
+                r#"ParseAddr("1:2x"): unexpected character, want colon (at "x")"#,
+            ),
+            (b"\xff", r#"ParseAddr("\xff"): unable to parse IP"#),
         ] {
-            assert!(is_request_uri(ok), "{ok}");
+            assert_eq!(err(input), want, "{}", quote_bytes(input));
         }
-        for bad in [
-            "",
-            "rel/path",
-            ":x",
-            "http://a b/",
-            "http://host:port/",
-            "/%zz",
-            "http://a\u{1}",
-        ] {
-            assert!(!is_request_uri(bad), "{bad}");
-        }
-    }
-
-    #[test]
-    fn links_need_a_scheme_and_a_host() {
-        // As `go run` printed `url.ParseRequestURI` succeeding with a host and a scheme.
-        for (s, ok) in [
-            ("https://github.com/kubernetes/enhancements/pull/1111", true),
-            ("http://x", true),
-            ("https://", false),
-            ("https:///x", false),
-            ("mailto:a@b", false),
-            ("github.com/x", false),
-            ("//github.com/x", false),
-            ("https://user@/x", false),
-            ("https://:80", true),
-            ("https://a b/", false),
-            ("https://x?y#z", true),
-            ("ftp://h/p", true),
-            ("https://h/%zz", false),
-            ("x://h", true),
-        ] {
-            assert_eq!(is_url_with_host(s), ok, "{s}");
-        }
+        let ok = |s: &str| parse_addr(s.as_bytes()).ok();
+        assert_eq!(ok("1.2.3.4").map(|a| a.ip.is_ipv4()), Some(true));
+        assert_eq!(ok("::ffff:1.2.3.4").map(|a| a.ip.is_ipv6()), Some(true));
+        assert_eq!(ok("fe80::1%eth0").map(|a| a.zoned), Some(true));
+        assert_eq!(
+            ok("2001:db8::1").map(|a| a.ip),
+            Some("2001:db8::1".parse().unwrap())
+        );
+        assert_eq!(ok("::").map(|a| a.ip), Some("::".parse().unwrap()));
+        assert_eq!(
+            ok("1:2:3:4:5:6:1.2.3.4").map(|a| a.ip),
+            Some("1:2:3:4:5:6:1.2.3.4".parse().unwrap())
+        );
     }
 }

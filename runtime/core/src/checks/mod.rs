@@ -12,6 +12,7 @@ pub mod field;
 pub mod formats;
 #[doc(hidden)]
 pub mod go_net;
+pub(crate) mod go_url;
 pub mod listtype;
 mod maplist;
 #[doc(hidden)]

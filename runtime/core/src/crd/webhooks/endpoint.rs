@@ -14,6 +14,7 @@ use rustls_pki_types::CertificateDer;
 use rustls_pki_types::pem::PemObject;
 
 use super::WebhookManifestError;
+use crate::checks::go_url;
 
 /// The port the apiserver calls a webhook service on when none is given.
 pub const DEFAULT_SERVICE_PORT: u16 = 443;
@@ -195,40 +196,36 @@ impl WebhookEndpoint {
     }
 }
 
-/// The apiserver's checks of a webhook URL (`ValidateWebhookURL` with https forced).
+/// The apiserver's checks of a webhook URL (`ValidateWebhookURL` with https forced), on Go's
+/// `url.Parse` as the apiserver reads the URL.
 fn check_url(url: &str) -> Result<(), WebhookManifestError> {
     let invalid = |reason: String| WebhookManifestError::InvalidUrl {
         url: url.to_owned(),
         reason,
     };
-    let parsed = url::Url::parse(url).map_err(|e| invalid(format!("not a valid URL: {e}")))?;
-    if parsed.scheme() != "https" {
+    let parsed = go_url::parse(url).map_err(|e| invalid(format!("not a valid URL: {e}")))?;
+    if parsed.scheme != "https" {
         return Err(invalid(format!(
             "'https' is the only allowed URL scheme, not '{}'",
-            parsed.scheme()
+            parsed.scheme
         )));
     }
-    if parsed.host_str().is_none_or(str::is_empty) {
+    if parsed.host.is_empty() {
         return Err(invalid("the host must be specified".into()));
     }
-    // Go keeps an empty user (`https://@host`) as user information; the url crate drops it,
-    // so look at the authority as written.
-    let authority = url
-        .split_once("://")
-        .map(|(_, rest)| rest.split(['/', '?', '#']).next().unwrap_or(""))
-        .unwrap_or("");
-    if authority.contains('@') {
+    // An empty user (`https://@host`) is user information too.
+    if parsed.user.is_some() {
         return Err(invalid(
             "user information is not permitted in the URL".into(),
         ));
     }
-    // Go, like the apiserver, ignores an empty `?` or `#`.
-    if parsed.query().is_some_and(|q| !q.is_empty()) {
+    // An empty `?` or `#` is no query or fragment.
+    if !parsed.raw_query.is_empty() {
         return Err(invalid(
             "query parameters are not permitted in the URL".into(),
         ));
     }
-    if parsed.fragment().is_some_and(|f| !f.is_empty()) {
+    if !parsed.fragment.is_empty() {
         return Err(invalid("fragments are not permitted in the URL".into()));
     }
     Ok(())
@@ -264,13 +261,38 @@ pub(super) mod tests {
         assert!(url_error("https://@host").contains("user information"));
         assert!(url_error("https://host/p?a=b").contains("query parameters"));
         assert!(url_error("https://host/p#frag").contains("fragments"));
-        assert!(url_error("not a url").contains("not a valid URL"));
-        // What the apiserver accepts: an empty `?` or `#`, a path prefix, an upper-case scheme.
+        // Go's url.Parse takes it as a path, so the scheme is what is wrong.
+        assert!(url_error("not a url").contains("'https' is the only allowed URL scheme, not ''"));
+        assert!(url_error("https:host").contains("the host must be specified"));
+        // What url.Parse refuses, in its words.
+        for (url, reason) in [
+            (
+                "https://host:port",
+                r#"not a valid URL: parse "https://host:port": invalid port ":port" after host"#,
+            ),
+            (
+                "https://h:1:2",
+                r#"not a valid URL: parse "https://h:1:2": invalid port ":1:2" after host"#,
+            ),
+            (
+                "https://[x]:9443",
+                r#"not a valid URL: parse "https://[x]:9443": invalid host: ParseAddr("x"): unable to parse IP"#,
+            ),
+            (
+                "https://h/%zz",
+                r#"not a valid URL: parse "https://h/%zz": invalid URL escape "%zz""#,
+            ),
+        ] {
+            assert_eq!(url_error(url), reason);
+        }
+        // What the apiserver accepts: an empty `?` or `#`, a path prefix, an upper-case scheme,
+        // an IPv6 host.
         for ok in [
             "https://host?",
             "https://host#",
             "https://h:9443/prefix/",
             "HTTPS://host",
+            "https://[::1]:9443/hook",
         ] {
             assert!(WebhookEndpoint::url(ok).is_ok(), "{ok}");
         }

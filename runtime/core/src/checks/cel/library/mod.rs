@@ -1,7 +1,8 @@
 //! The function environment rules run in: the cel crate's standard functions and kube-cel's
 //! Kubernetes libraries, with kubegen's corrections registered over them where kube-cel or
 //! the cel crate answer differently from the apiserver. Each submodule lists its
-//! corrections; `compile::prepare` routes the operators kubegen implements to them.
+//! corrections; `compile::prepare` routes the operators kubegen implements to them. The URL
+//! library (`urls`) is kubegen's alone, over its port of Go's `net/url`.
 
 mod compare;
 mod comprehensions;
@@ -15,6 +16,7 @@ mod quantity;
 mod semver;
 mod strings;
 mod time;
+mod urls;
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock};
@@ -43,6 +45,7 @@ pub(super) static ROOT: LazyLock<Context<'static>> = LazyLock::new(|| {
     lists::register(&mut ctx);
     formats::register(&mut ctx);
     net::register(&mut ctx);
+    urls::register(&mut ctx);
     quantity::register(&mut ctx);
     semver::register(&mut ctx);
     time::register(&mut ctx);

@@ -1,21 +1,18 @@
-//! The Kubernetes URL, IP and CIDR libraries: kube-cel's values, with the apiserver's
-//! parsing (Go's `net/url` and `net/netip`) deciding what is valid and how a conversion
-//! fails (`URL parse error during conversion from string: parse "x": invalid URI for
-//! request`, `IP Address "1.2.3" parse error during conversion from string: ...`).
+//! The Kubernetes IP and CIDR libraries: kube-cel's values, with the apiserver's parsing
+//! (Go's `net/netip`) deciding what is valid and how a conversion fails (`IP Address "1.2.3"
+//! parse error during conversion from string: ...`). The URL library is kubegen's own
+//! (`urls`).
 
 use std::sync::Arc;
 
 use kube_cel::cel::extractors::{Arguments, This};
 use kube_cel::cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
 
-use super::super::super::go_net;
 use super::netip::{self, is_4in6};
 use super::{fail, kube_cel};
 use crate::go_print::quote;
 
 pub(super) fn register(ctx: &mut Context<'static>) {
-    ctx.add_function("url", url);
-    ctx.add_function("isURL", |s: Arc<String>| go_net::is_request_uri(&s));
     ctx.add_function("ip", ip);
     ctx.add_function("isIP", |s: Arc<String>| ip_addr(&s).is_ok());
     ctx.add_function("ip.isCanonical", |s: Arc<String>| -> ResolveResult {
@@ -26,16 +23,6 @@ pub(super) fn register(ctx: &mut Context<'static>) {
     ctx.add_function("isCIDR", |s: Arc<String>| prefix(&s).is_ok());
     ctx.add_function("containsIP", contains_ip);
     ctx.add_function("containsCIDR", contains_cidr);
-}
-
-fn url(s: Arc<String>) -> ResolveResult {
-    if let Some(e) = go_net::request_uri_error(&s) {
-        return Err(fail(
-            "url",
-            format!("URL parse error during conversion from string: {e}"),
-        ));
-    }
-    kube_cel("url", None, &[Value::String(s)])
 }
 
 /// `parseIPAddr`: an address without a zone and not IPv4-mapped.
