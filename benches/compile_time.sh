@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Compile time of N kinds written for kubegen against the same kinds written for kube-derive.
-# kube-derive's crate takes kube with only its derive (`default-features = false, features =
-# ["derive"]`: no client). kubegen is built two ways: `kubegen` with `default-features = false`,
-# the API types without the runtime, as kube's derive is without its client; and
-# `kubegen+runtime` with its default features, the typed clients, listers, informers and
-# controllers included. The ratios compare each with kube-derive.
+# Compile time of N kinds written for kubegen against the same kinds written for kube-derive,
+# two ways each:
+# - the API types alone: `kubegen` with `default-features = false` (no runtime) against
+#   `kube-derive`, kube with only its derive (`default-features = false, features =
+#   ["derive"]`: no client);
+# - with what talks to a cluster: `kubegen+runtime` (kubegen's default features: the typed
+#   clients, listers, informers, controllers) against `kube+runtime` (kube's derive, client
+#   and runtime on rustls, as kubegen's runtime has them).
 #
 # For each N and profile: dependencies are built first (untimed), then the generated crate is
 # built clean (timed), then one field is changed and it is built again (timed). Prints the
@@ -49,6 +51,9 @@ TOML
         echo "kubegen = { path = \"$ROOT\", default-features = false }"
     elif [ "$tool" = kubegen+runtime ]; then
         echo "kubegen = { path = \"$ROOT\" }"
+    elif [ "$tool" = kube+runtime ]; then
+        echo "kube = { version = \"$KUBE_VERSION\", default-features = false, features = [\"derive\", \"client\", \"runtime\", \"rustls-tls\", \"ring\"] }"
+        echo 'schemars = { version = "1", features = ["derive"] }'
     else
         echo "kube = { version = \"$KUBE_VERSION\", default-features = false, features = [\"derive\"] }"
         echo 'schemars = { version = "1", features = ["derive"] }'
@@ -60,7 +65,7 @@ kinds() { # tool n field-name
     # APPLY=1: kubegen's kinds ask for apply configurations (kube-derive has none).
     local APPLY_ATTR=""
     [ "${APPLY:-0}" = 1 ] && APPLY_ATTR=$'\n#[apply]'
-    if [ "$tool" != kube-derive ]; then
+    if [[ $tool = kubegen* ]]; then
         echo "use std::collections::BTreeMap;"
         echo "use kubegen::prelude::*;"
     else
@@ -70,7 +75,7 @@ kinds() { # tool n field-name
         echo "use serde::{Deserialize, Serialize};"
     fi
     for i in $(seq 0 $((n - 1))); do
-        if [ "$tool" != kube-derive ]; then
+        if [[ $tool = kubegen* ]]; then
             cat <<RS
 
 /// Kind $i.
@@ -154,9 +159,9 @@ build() { # dir profile
     fi
 }
 
-TOOLS="kubegen kubegen+runtime kube-derive"
+TOOLS="kubegen kube-derive kubegen+runtime kube+runtime"
 ratio() { echo "$1 / $2" | bc -l; }
-printf "%-8s %4s %-10s %10s %16s %12s %8s %16s\n" profile N build kubegen kubegen+runtime kube-derive ratio "ratio+runtime"
+printf "%-8s %4s %-10s %8s %12s %6s %16s %13s %6s\n" profile N build kubegen kube-derive ratio kubegen+runtime kube+runtime ratio
 for profile in $PROFILES; do
     for n in $NS; do
         declare -A clean=() incr=()
@@ -179,21 +184,21 @@ for profile in $PROFILES; do
         done
         for build in clean one-field; do
             if [ $build = clean ]; then
-                a=${clean[kubegen]} r=${clean[kubegen+runtime]} k=${clean[kube-derive]}
+                a=${clean[kubegen]} k=${clean[kube-derive]} r=${clean[kubegen+runtime]} c=${clean[kube+runtime]}
             else
-                a=${incr[kubegen]} r=${incr[kubegen+runtime]} k=${incr[kube-derive]}
+                a=${incr[kubegen]} k=${incr[kube-derive]} r=${incr[kubegen+runtime]} c=${incr[kube+runtime]}
             fi
-            printf "%-8s %4s %-10s %10.2f %16.2f %12.2f %8.2f %16.2f\n" "$profile" "$n" $build "$a" "$r" "$k" "$(ratio "$a" "$k")" "$(ratio "$r" "$k")"
+            printf "%-8s %4s %-10s %8.2f %12.2f %6.2f %16.2f %13.2f %6.2f\n" "$profile" "$n" $build "$a" "$k" "$(ratio "$a" "$k")" "$r" "$c" "$(ratio "$r" "$c")"
         done
     done
 done
 
 [ "${EXPANDED:-1}" = 0 ] && exit 0
 echo
-printf "%-20s %4s %22s %22s %22s %8s\n" "expanded per kind" N kubegen kubegen+runtime kube-derive ratio
+printf "%-20s %4s %22s %22s %8s %22s\n" "expanded per kind" N kubegen kube-derive ratio kubegen+runtime
 for n in $NS; do
     declare -A bytes=() lines=()
-    for tool in $TOOLS; do
+    for tool in kubegen kube-derive kubegen+runtime; do
         dir="$WORK/$tool-$n"
         mkdir -p "$dir/src"
         manifest "$tool" "gen-${tool/+/-}-$n" > "$dir/Cargo.toml"
@@ -202,6 +207,6 @@ for n in $NS; do
         bytes[$tool]=$((b / n))
         lines[$tool]=$((l / n))
     done
-    printf "%-20s %4s %16s bytes %16s bytes %16s bytes %8.2f\n" "" "$n" "${bytes[kubegen]}" "${bytes[kubegen+runtime]}" "${bytes[kube-derive]}" "$(ratio "${bytes[kubegen]}" "${bytes[kube-derive]}")"
-    printf "%-20s %4s %16s lines %16s lines %16s lines %8.2f\n" "" "$n" "${lines[kubegen]}" "${lines[kubegen+runtime]}" "${lines[kube-derive]}" "$(ratio "${lines[kubegen]}" "${lines[kube-derive]}")"
+    printf "%-20s %4s %16s bytes %16s bytes %8.2f %16s bytes\n" "" "$n" "${bytes[kubegen]}" "${bytes[kube-derive]}" "$(ratio "${bytes[kubegen]}" "${bytes[kube-derive]}")" "${bytes[kubegen+runtime]}"
+    printf "%-20s %4s %16s lines %16s lines %8.2f %16s lines\n" "" "$n" "${lines[kubegen]}" "${lines[kube-derive]}" "$(ratio "${lines[kubegen]}" "${lines[kube-derive]}")" "${lines[kubegen+runtime]}"
 done

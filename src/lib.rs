@@ -4,7 +4,7 @@
 //! code-generator and kubebuilder's controller-gen produce: the kind type and its list,
 //! a CustomResourceDefinition with a structural OpenAPI v3 schema, deep-copy, defaulting,
 //! a typed client (`client.cron_jobs("ns")`), a lister over a shared indexed cache, an
-//! informer accessor on [`informer::SharedInformerFactory`], and a registry that `crdgen`
+//! informer accessor on `informer::SharedInformerFactory`, and a registry that `crdgen`
 //! prints from. With the `testing` feature, `testing::ApiServer` is an in-memory API server
 //! to run all of it against; with `envtest`, `testing::Envtest` runs a real kube-apiserver.
 //! The clients, listers, informers and controllers are the `runtime` feature's, on by
