@@ -196,12 +196,10 @@ impl Driver {
             }
             drop(apis);
             drop(server);
-            // Nothing ready: pending means a quick retry is near.
-            let backoff = queues
-                .iter()
-                .filter_map(Queue::next_backoff)
-                .min_by_key(|(i, _)| *i);
-            let quick = backoff.is_some_and(|(_, quick)| quick);
+            // Nothing ready: pending means a quick retry is waiting.
+            let backoffs: Vec<_> = queues.iter().filter_map(Queue::next_backoff).collect();
+            let backoff = backoffs.iter().map(|(instant, _)| *instant).min();
+            let quick = backoffs.iter().any(|(_, quick)| *quick);
             if self.feed.published() == seen {
                 self.progress.send_modify(|p| {
                     p.idle = !quick;
@@ -222,7 +220,7 @@ impl Driver {
                 } => {}
                 _ = async {
                     match backoff {
-                        Some((instant, _)) => tokio::time::sleep_until(instant).await,
+                        Some(instant) => tokio::time::sleep_until(instant).await,
                         None => std::future::pending().await,
                     }
                 } => {}

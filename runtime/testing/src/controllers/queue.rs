@@ -22,8 +22,11 @@ pub(crate) struct Queue {
     timers: BTreeMap<(Timestamp, u64), String>,
     /// Each key's entry in `timers`: a key waits once, for its earliest time.
     waiting: HashMap<String, (Timestamp, u64)>,
-    /// Keys waiting out an error backoff, due at a wall-clock instant.
-    backoff: BTreeMap<(tokio::time::Instant, u64), String>,
+    /// Keys waiting out an error backoff, due at a wall-clock instant, each with whether it
+    /// was one of the key's quick retries. That is fixed when the retry is queued: a sync of
+    /// the key that succeeds meanwhile forgets its failures, but the retry still runs, as
+    /// client-go's delayed add does, and is still work `settle` waits for.
+    backoff: BTreeMap<(tokio::time::Instant, u64), (String, bool)>,
     /// How many times in a row each key failed.
     failures: HashMap<String, u32>,
     sequence: u64,
@@ -72,10 +75,13 @@ impl Queue {
         *failures += 1;
         let exponent = (*failures - 1).min(20);
         let delay = Duration::from_millis(5u64 << exponent).min(Duration::from_secs(1000));
+        let quick = *failures <= QUICK_RETRIES;
         self.sequence += 1;
-        self.backoff
-            .insert((tokio::time::Instant::now() + delay, self.sequence), key);
-        *failures <= QUICK_RETRIES
+        self.backoff.insert(
+            (tokio::time::Instant::now() + delay, self.sequence),
+            (key, quick),
+        );
+        quick
     }
 
     /// Moves what fell due by `now` (the cluster's clock) and by the wall clock into the
@@ -94,7 +100,7 @@ impl Queue {
             if entry.key().0 > instant {
                 break;
             }
-            let key = entry.remove();
+            let (key, _) = entry.remove();
             self.add(key);
         }
     }
@@ -116,11 +122,11 @@ impl Queue {
         self.timers.keys().next().map(|(t, _)| *t)
     }
 
-    /// The earliest wall-clock instant a failed key is retried, and whether that retry
-    /// still counts as pending work.
+    /// The earliest wall-clock instant a failed key is retried, and whether any retry
+    /// waiting counts as pending work (a quick one).
     pub(super) fn next_backoff(&self) -> Option<(tokio::time::Instant, bool)> {
-        let ((instant, _), key) = self.backoff.iter().next()?;
-        let quick = self.failures.get(key).is_some_and(|n| *n <= QUICK_RETRIES);
+        let (instant, _) = self.backoff.keys().next()?;
+        let quick = self.backoff.values().any(|(_, quick)| *quick);
         Some((*instant, quick))
     }
 
@@ -195,6 +201,29 @@ mod tests {
         // Once it fell due, the key may wait again.
         q.add_after("a", t0, Duration::from_secs(30));
         assert_eq!(q.len(), 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_quick_retry_stays_pending_work_after_the_key_succeeds() {
+        let mut q = Queue::default();
+        assert!(q.retry("a".into()), "the first retry is quick");
+        // The key is synced again (a change queued it) and succeeds: its failures are
+        // forgotten, but the retry queued before still runs, and settle still waits for it.
+        q.forget("a");
+        assert!(q.next_backoff().is_some_and(|(_, quick)| quick));
+        tokio::time::advance(Duration::from_millis(5)).await;
+        q.promote("2026-01-01T00:00:00Z".parse().unwrap());
+        assert_eq!(q.pop().as_deref(), Some("a"));
+        assert_eq!(q.next_backoff(), None);
+
+        // A slow retry does not hold settle up, but a quick one behind it does.
+        for _ in 0..=QUICK_RETRIES {
+            q.retry("b".into());
+        }
+        q.backoff.retain(|_, (key, quick)| key == "b" && !*quick);
+        assert!(q.next_backoff().is_some_and(|(_, quick)| !quick));
+        assert!(q.retry("c".into()));
+        assert!(q.next_backoff().is_some_and(|(_, quick)| quick));
     }
 
     #[test]
