@@ -10,7 +10,7 @@
 //!
 //! Two GODEBUG settings shape the parser; the apiserver has go1.27's defaults for both:
 //! `urlstrictcolons` (an `http` or `https` host may hold a colon only before its port, so
-//! `http://a:b:80` fails) and `urlmaxqueryparams` ([`Url::query`] reads nothing from a query
+//! `http://a:b:80` fails) and `urlmaxqueryparams` ([`parse_query`] reads nothing from a query
 //! of more than 10000 parameters).
 
 use std::collections::BTreeMap;
@@ -412,6 +412,25 @@ fn valid_encoded(s: &str, component: Component) -> bool {
         .all(|c| b"!$&'()*+,;=:@[]%".contains(&c) || !should_escape(c, component))
 }
 
+/// `url.ParseQuery` as `URL.Query()` keeps it: the decoded `key=value` pairs in order, `+`
+/// read as a space. A pair holding a `;` or a bad `%` escape is left out, and a query of more
+/// than 10000 parameters reads as empty. The in-memory server reads request queries with it.
+pub fn parse_query(raw: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
+    const MAX_PARAMS: usize = 10000;
+    if raw.matches('&').count() + 1 > MAX_PARAMS {
+        return Vec::new();
+    }
+    raw.split('&')
+        .filter(|pair| !pair.is_empty() && !pair.contains(';'))
+        .filter_map(|pair| {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let key = unescape(key, Component::Query).ok()?;
+            let value = unescape(value, Component::Query).ok()?;
+            Some((key, value))
+        })
+        .collect()
+}
+
 impl Url {
     /// `setPath`: the decoded path, and the raw one when it is not the default encoding.
     fn set_path(&mut self, raw: &str) -> Result<(), Reason> {
@@ -470,26 +489,12 @@ impl Url {
         escape(&self.fragment, Component::Fragment)
     }
 
-    /// `Query`: the query's decoded values by decoded key, in the order they appear; pairs
-    /// that do not decode (or hold a `;`) are left out, and a query of more than 10000
-    /// parameters reads as empty.
+    /// `Query`: the query's decoded values by decoded key, each key's in the order they
+    /// appear ([`parse_query`]).
     pub(crate) fn query(&self) -> BTreeMap<Vec<u8>, Vec<Vec<u8>>> {
-        const MAX_PARAMS: usize = 10000;
         let mut values: BTreeMap<Vec<u8>, Vec<Vec<u8>>> = BTreeMap::new();
-        if self.raw_query.matches('&').count() + 1 > MAX_PARAMS {
-            return values;
-        }
-        for pair in self.raw_query.split('&') {
-            if pair.is_empty() || pair.contains(';') {
-                continue;
-            }
-            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            if let (Ok(key), Ok(value)) = (
-                unescape(key, Component::Query),
-                unescape(value, Component::Query),
-            ) {
-                values.entry(key).or_default().push(value);
-            }
+        for (key, value) in parse_query(&self.raw_query) {
+            values.entry(key).or_default().push(value);
         }
         values
     }

@@ -12,7 +12,8 @@ pub mod field;
 pub mod formats;
 #[doc(hidden)]
 pub mod go_net;
-pub(crate) mod go_url;
+#[doc(hidden)]
+pub mod go_url;
 pub mod listtype;
 mod maplist;
 #[doc(hidden)]

@@ -1,6 +1,8 @@
 //! The query string as the apiserver reads it: Go's `net/url.ParseQuery`, and the
 //! conversions of its `ParameterCodec` (the first value of a scalar, Go's bool rule).
 
+use kubegen_core::checks::go_url;
+
 /// One decoded `key=value` pair.
 #[derive(Clone, Debug)]
 struct Param {
@@ -17,30 +19,18 @@ pub(super) struct Query {
     params: Vec<Param>,
 }
 
-/// Go's default limit on the number of query parameters: past it, `URL.Query()` is empty.
-const MAX_PARAMS: usize = 10_000;
-
 impl Query {
-    /// `url.ParseQuery`, keeping what `URL.Query()` keeps: segments split on `&`; a segment
-    /// holding a `;` or a bad `%` escape is dropped whole; `+` is a space; and a query with
-    /// more than 10,000 parameters is dropped entirely.
+    /// `url.ParseQuery`, keeping what `URL.Query()` keeps (kubegen-core's
+    /// [`parse_query`](kubegen_core::checks::go_url::parse_query)): segments split on `&`; a
+    /// segment holding a `;` or a bad `%` escape is dropped whole; `+` is a space; and a query
+    /// with more than 10,000 parameters is dropped entirely.
     pub(super) fn parse(raw: Option<&str>) -> Query {
-        let raw = raw.unwrap_or("");
-        if raw.matches('&').count() + 1 > MAX_PARAMS {
-            return Query::default();
-        }
-        let params = raw
-            .split('&')
-            .filter(|segment| !segment.is_empty() && !segment.contains(';'))
-            .filter_map(|segment| {
-                let (key, value) = segment.split_once('=').unwrap_or((segment, ""));
-                let key = unescape(key)?;
-                let raw = unescape(value)?;
-                Some(Param {
-                    key: String::from_utf8_lossy(&key).into_owned(),
-                    text: String::from_utf8_lossy(&raw).into_owned(),
-                    raw,
-                })
+        let params = go_url::parse_query(raw.unwrap_or(""))
+            .into_iter()
+            .map(|(key, raw)| Param {
+                key: String::from_utf8_lossy(&key).into_owned(),
+                text: String::from_utf8_lossy(&raw).into_owned(),
+                raw,
             })
             .collect();
         Query { params }
@@ -96,31 +86,6 @@ fn equal_fold(value: &str, ascii: &str) -> bool {
     expected.next().is_none()
 }
 
-/// `url.QueryUnescape`: `%XX` escapes and `+` as a space; `None` for a bad escape.
-fn unescape(s: &str) -> Option<Vec<u8>> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' => {
-                let hex = |j: usize| bytes.get(j).and_then(|b| (*b as char).to_digit(16));
-                out.push((hex(i + 1)? * 16 + hex(i + 2)?) as u8);
-                i += 3;
-            }
-            b'+' => {
-                out.push(b' ');
-                i += 1;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    Some(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,9 +101,9 @@ mod tests {
         assert_eq!(q.first_raw("f"), Some(&b"\xff"[..]));
         assert_eq!(q.first("g"), Some("1=2"));
         assert!(!q.has("missing"));
-        let many = vec!["dryRun=x"; MAX_PARAMS + 1].join("&");
+        let many = vec!["dryRun=x"; 10_001].join("&");
         assert!(!Query::parse(Some(&many)).has("dryRun"));
-        let most = vec!["dryRun=x"; MAX_PARAMS].join("&");
+        let most = vec!["dryRun=x"; 10_000].join("&");
         assert!(Query::parse(Some(&most)).has("dryRun"));
     }
 
