@@ -1,5 +1,5 @@
-//! Go's `net/url` as kube-apiserver v1.36.2 runs it (go1.27.3): [`parse`] (`url.Parse`),
-//! [`parse_request_uri`] (`url.ParseRequestURI`) and the [`Url`] methods the apiserver calls
+//! Go's `net/url` as kube-apiserver v1.36.2 runs it (go1.27.3): `parse` (`url.Parse`),
+//! `parse_request_uri` (`url.ParseRequestURI`) and the `Url` methods the apiserver calls
 //! (`Hostname`, `Port`, `EscapedPath`, `Query`, `String`). The `uri` format, CEL's URL library
 //! and webhook URLs are checked with it; its errors are Go's, word for word (`parse "x":
 //! invalid URI for request`), because they surface in messages compared with the apiserver's.
