@@ -412,6 +412,32 @@ fn valid_encoded(s: &str, component: Component) -> bool {
         .all(|c| b"!$&'()*+,;=:@[]%".contains(&c) || !should_escape(c, component))
 }
 
+/// A path or fragment decoded, and as written when that is not the default encoding of it
+/// (empty otherwise): Go's `setPath` and `setFragment`.
+fn decode_keeping_raw(raw: &str, component: Component) -> Result<(Vec<u8>, String), Reason> {
+    let decoded = unescape(raw, component)?;
+    let kept = match escape(&decoded, component) == raw {
+        true => String::new(),
+        false => raw.to_owned(),
+    };
+    Ok((decoded, kept))
+}
+
+/// The kept form of a path or fragment, when it is a valid encoding of the decoded one
+/// (`EscapedPath` and `EscapedFragment` prefer it to their own encoding).
+fn as_written(raw: &str, decoded: &[u8], component: Component) -> Option<String> {
+    let valid = !raw.is_empty()
+        && valid_encoded(raw, component)
+        && unescape(raw, component).is_ok_and(|d| d == decoded);
+    valid.then(|| raw.to_owned())
+}
+
+/// `url.PathUnescape`: `%XX` escapes decoded (`+` stays `+`); `None` for a bad escape. The
+/// in-memory server decodes request paths with it, as Go's HTTP server does.
+pub fn unescape_path(raw: &str) -> Option<Vec<u8>> {
+    unescape(raw, Component::Path).ok()
+}
+
 /// `url.ParseQuery` as `URL.Query()` keeps it: the decoded `key=value` pairs in order, `+`
 /// read as a space. A pair holding a `;` or a bad `%` escape is left out, and a query of more
 /// than 10000 parameters reads as empty. The in-memory server reads request queries with it.
@@ -434,21 +460,13 @@ pub fn parse_query(raw: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
 impl Url {
     /// `setPath`: the decoded path, and the raw one when it is not the default encoding.
     fn set_path(&mut self, raw: &str) -> Result<(), Reason> {
-        self.path = unescape(raw, Component::Path)?;
-        self.raw_path = match escape(&self.path, Component::Path) == raw {
-            true => String::new(),
-            false => raw.to_owned(),
-        };
+        (self.path, self.raw_path) = decode_keeping_raw(raw, Component::Path)?;
         Ok(())
     }
 
     /// `setFragment`, as `set_path`.
     fn set_fragment(&mut self, raw: &str) -> Result<(), Reason> {
-        self.fragment = unescape(raw, Component::Fragment)?;
-        self.raw_fragment = match escape(&self.fragment, Component::Fragment) == raw {
-            true => String::new(),
-            false => raw.to_owned(),
-        };
+        (self.fragment, self.raw_fragment) = decode_keeping_raw(raw, Component::Fragment)?;
         Ok(())
     }
 
@@ -466,27 +484,18 @@ impl Url {
     /// `EscapedPath`: the path as written when that is a valid encoding of it, else Go's
     /// own encoding.
     pub(crate) fn escaped_path(&self) -> String {
-        if !self.raw_path.is_empty()
-            && valid_encoded(&self.raw_path, Component::Path)
-            && unescape(&self.raw_path, Component::Path).is_ok_and(|p| p == self.path)
-        {
-            return self.raw_path.clone();
-        }
-        if self.path == b"*" {
-            return "*".to_owned();
-        }
-        escape(&self.path, Component::Path)
+        as_written(&self.raw_path, &self.path, Component::Path).unwrap_or_else(|| {
+            match self.path == b"*" {
+                true => "*".to_owned(),
+                false => escape(&self.path, Component::Path),
+            }
+        })
     }
 
     /// `EscapedFragment`, as `escaped_path`.
     fn escaped_fragment(&self) -> String {
-        if !self.raw_fragment.is_empty()
-            && valid_encoded(&self.raw_fragment, Component::Fragment)
-            && unescape(&self.raw_fragment, Component::Fragment).is_ok_and(|f| f == self.fragment)
-        {
-            return self.raw_fragment.clone();
-        }
-        escape(&self.fragment, Component::Fragment)
+        as_written(&self.raw_fragment, &self.fragment, Component::Fragment)
+            .unwrap_or_else(|| escape(&self.fragment, Component::Fragment))
     }
 
     /// `Query`: the query's decoded values by decoded key, each key's in the order they

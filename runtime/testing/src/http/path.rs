@@ -3,6 +3,8 @@
 //! `400 Bad Request`), then cut into segments and read as `RequestInfoFactory` reads them
 //! (`apiserver:pkg/endpoints/request/requestinfo.go`).
 
+use kubegen_core::checks::go_url;
+
 use super::query::Query;
 pub(super) use kubegen_runtime::rbac::Verb;
 
@@ -28,34 +30,13 @@ pub(super) struct BadEscape;
 /// empty segments kept, as the apiserver splits them: `a%2Fb` is two segments, `a//b`
 /// three. Decoded bytes that are not UTF-8 become U+FFFD, as Go's JSON encoder writes them.
 pub(super) fn segments(raw_path: &str) -> Result<Vec<String>, BadEscape> {
-    let decoded = unescape(raw_path)?;
+    let decoded = go_url::unescape_path(raw_path).ok_or(BadEscape)?;
     let path = String::from_utf8_lossy(&decoded);
     let trimmed = path.trim_matches('/');
     if trimmed.is_empty() {
         return Ok(Vec::new());
     }
     Ok(trimmed.split('/').map(str::to_owned).collect())
-}
-
-/// `%XX` escapes decoded; `+` stays `+` in a path.
-fn unescape(raw: &str) -> Result<Vec<u8>, BadEscape> {
-    let bytes = raw.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = |j: usize| bytes.get(j).and_then(|b| (*b as char).to_digit(16));
-            let (Some(hi), Some(lo)) = (hex(i + 1), hex(i + 2)) else {
-                return Err(BadEscape);
-            };
-            out.push((hi * 16 + lo) as u8);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    Ok(out)
 }
 
 /// The apiserver's reading of a path under `/api/v1/` or `/apis/`: `None` for anything that
